@@ -1,0 +1,37 @@
+# make run  : set everything up and run the main job
+# make test : set everything up and run the test suite
+# make bench: run the speed benchmarks (JSON on stdout)
+# Each target creates .venv and (re)installs when a .pyx/.pxd/.proto/setup.py/pyproject.toml is newer than the stamp.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BUILD_DEPS := "setuptools>=69" wheel "Cython>=3.1,<3.4" grpcio-tools==1.85.1 mypy-protobuf==5.1.0
+SOURCES := $(shell find engine_ext search server proto -name '*.pyx' -o -name '*.pxd' -o -name '*.proto') \
+           setup.py pyproject.toml
+
+.PHONY: run test bench lint clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet $(BUILD_DEPS)
+
+$(VENV)/.stamp-install: $(PY) $(SOURCES)
+	$(PY) -m pip install --quiet --no-build-isolation -e '.[test]'
+	touch $@
+
+run: $(VENV)/.stamp-install
+	$(VENV)/bin/atoll demo
+
+test: $(VENV)/.stamp-install
+	$(PY) -m pytest
+
+bench: $(VENV)/.stamp-install
+	$(PY) benchmarks/speed.py
+
+lint: $(VENV)/.stamp-install
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/cython-lint engine_ext search
+
+clean:
+	rm -rf $(VENV) build *.egg-info atoll/v1 engine_ext/*.c engine_ext/*.so search/*.c search/*.so

@@ -1,0 +1,109 @@
+# cython: language_level=3
+"""The C interface every game implements, the seeded RNG and the ``State`` base class.
+
+Two levels (DESIGN.md, "Engine core"): below, a game is a fixed-size C struct plus a ``GameVTable`` of ``noexcept
+nogil`` functions over raw state buffers, which the search drives without the GIL; above, ``State`` owns one buffer and
+the table, and each game module adds its Python API.
+"""
+
+from libc.stdint cimport int32_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+
+cdef enum:
+    CHANCE_PLAYER = -1
+    TERMINAL_PLAYER = -2
+    # A decision or chance outcome that the observing seat cannot see at all (e.g. another seat's dealt card) is
+    # observed as a game-defined id; no game may use this value as an action id.
+    NO_SEAT = -1
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# RNG: splitmix64. One 64-bit word of state, so a search thread keeps one per tree and clone() copies nothing extra.
+# ---------------------------------------------------------------------------------------------------------------------
+cdef struct Rng:
+    uint64_t state
+
+
+cdef inline void rng_seed(Rng* rng, uint64_t seed) noexcept nogil:
+    rng.state = seed * <uint64_t>0x9E3779B97F4A7C15 + <uint64_t>0x2545F4914F6CDD1D
+
+
+cdef inline uint64_t rng_next(Rng* rng) noexcept nogil:
+    rng.state += <uint64_t>0x9E3779B97F4A7C15
+    cdef uint64_t z = rng.state
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+cdef inline uint32_t rng_below(Rng* rng, uint32_t n) noexcept nogil:
+    """Uniform integer in ``[0, n)`` by Lemire's multiply-shift (bias below 2**-32 for the n used here)."""
+    return <uint32_t>(((rng_next(rng) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef inline double rng_uniform(Rng* rng) noexcept nogil:
+    """Uniform double in ``[0, 1)`` with 53 random bits."""
+    return <double>(rng_next(rng) >> 11) * (1.0 / 9007199254740992.0)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The game table. Every function takes a raw pointer to the game's state struct. Buffers for ``legal_actions`` and
+# ``chance_outcomes`` must hold ``max_actions`` / ``max_chance_outcomes`` entries.
+# ---------------------------------------------------------------------------------------------------------------------
+ctypedef int (*int_of_state_fn)(const void* s) noexcept nogil
+ctypedef int (*list_actions_fn)(const void* s, int32_t* out) noexcept nogil
+ctypedef int (*chance_outcomes_fn)(const void* s, int32_t* out_actions, double* out_probs) noexcept nogil
+ctypedef void (*apply_fn)(void* s, int32_t action) noexcept nogil
+ctypedef int32_t (*sample_chance_fn)(const void* s, Rng* rng) noexcept nogil
+ctypedef void (*returns_fn)(const void* s, double* out) noexcept nogil
+ctypedef void (*scores_fn)(const void* s, int32_t* out) noexcept nogil
+ctypedef void (*determinize_fn)(void* s, int seat, Rng* rng) noexcept nogil
+ctypedef int32_t (*observed_action_fn)(const void* s, int32_t action, int seat) noexcept nogil
+
+
+cdef struct GameVTable:
+    const char* name
+    size_t state_size
+    int max_players
+    int max_actions               # most legal actions at any decision node
+    int max_chance_outcomes       # most outcomes at any chance node
+    int_of_state_fn num_players
+    int_of_state_fn current_player        # seat, CHANCE_PLAYER or TERMINAL_PLAYER
+    list_actions_fn legal_actions         # ascending action ids, returns the count
+    chance_outcomes_fn chance_outcomes    # returns the count; probabilities sum to 1
+    apply_fn apply                        # unchecked: the action must be legal
+    sample_chance_fn sample_chance        # one outcome drawn with its probability
+    returns_fn returns
+    scores_fn scores
+    determinize_fn determinize            # resample every fact hidden from seat, from its observation only
+    observed_action_fn observed_action    # what seat (NO_SEAT: an uninvolved seat) sees of action taken in s
+
+
+cdef inline void clone_into(const GameVTable* vt, void* dst, const void* src) noexcept nogil:
+    """Every game state is one fixed-size struct with no pointers, so a copy is a memcpy."""
+    memcpy(dst, src, vt.state_size)
+
+
+cdef int32_t sample_from_outcomes(const GameVTable* vt, const void* s, Rng* rng) noexcept nogil
+
+
+cdef class State:
+    cdef const GameVTable* vt
+    cdef void* buf
+
+    cdef void attach(self, const GameVTable* vt) except *
+    cdef State empty_like(self)
+    cdef int check_legal(self, int32_t action) except -1
+
+    cpdef int current_player(self)
+    cpdef bint is_terminal(self)
+    cpdef int num_players(self)
+    cpdef list legal_actions(self)
+    cpdef list chance_outcomes(self)
+    cpdef apply(self, int32_t action)
+    cpdef State clone(self)
+    cpdef list returns(self)
+    cpdef list scores(self)
+    cpdef int32_t public_action(self, int32_t action)
+    cpdef int32_t observed_action(self, int32_t action, int seat)
+    cpdef State determinize(self, int seat, uint64_t seed)

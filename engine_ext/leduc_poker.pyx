@@ -1,0 +1,519 @@
+# cython: language_level=3
+"""Leduc poker, exactly as OpenSpiel's ``leduc_poker`` with its default options (reference game for the search).
+
+Parameters: ``players`` 2..10 (default 2), ``starting_player`` (default 0). ``action_mapping`` and
+``suit_isomorphism`` keep OpenSpiel's defaults (off) and are not offered.
+
+Rules (OpenSpiel's):
+- Deck of ``2 * (players + 1)`` cards ``0..``; card ``c`` has rank ``c // 2`` and suit ``c % 2``. Everybody antes 1
+  and starts with 100 chips.
+- Chance deals one private card to each seat in order (outcome = card id, uniform over the cards left), then the
+  first betting round, then one public card (same encoding), then the second betting round.
+- Actions ``0`` = ``Fold`` (only when facing a bet), ``1`` = ``Call`` (check when nothing to call), ``2`` = ``Raise``
+  (at most 2 raises per round; 2 chips in round 1, 4 in round 2). Each round starts with ``starting_player`` or the
+  next seat still in. A round ends when, with no raise, every seat still in has called, or, after a raise, every other
+  seat still in has called.
+- The hand ends when one seat is left (it takes the pot) or after the second round (showdown: a pair with the public
+  card beats any non-pair; otherwise higher rank, then the other card's rank; equal hands split the pot).
+- Returns: chips at the end minus 100 (split pots can be fractional). ``scores()``: the same, truncated to integers.
+
+Information: a seat sees its own card, the public card and every bet; other seats' cards are never shown (as
+OpenSpiel's information state). A private card dealt to another seat is observed as ``Chance outcome:?`` (action id
+``2 * (players + 1)``).
+"""
+
+import json
+
+from libc.stdint cimport int8_t, int16_t, int32_t
+
+from engine_ext.core cimport (
+    CHANCE_PLAYER,
+    NO_SEAT,
+    TERMINAL_PLAYER,
+    GameVTable,
+    Rng,
+    State,
+    rng_below,
+)
+
+from engine_ext.core import IllegalAction, InvalidObservation
+
+cdef enum:
+    MAX_PLAYERS = 10
+    MAX_CARDS = 2 * (MAX_PLAYERS + 1)
+    MAX_BETS_PER_ROUND = 3 * MAX_PLAYERS - 2
+    FOLD = 0
+    CALL = 1
+    RAISE = 2
+    NO_CARD = -1
+    MAX_RAISES = 2
+    FIRST_RAISE = 2
+    SECOND_RAISE = 4
+    STARTING_MONEY = 100
+
+
+cdef struct Leduc:
+    int8_t num_players
+    int8_t starting_player
+    int8_t cur_player             # seat to act or CHANCE_PLAYER (terminal is derived)
+    int8_t round                  # 1 or 2
+    int8_t num_calls
+    int8_t num_raises
+    int8_t remaining_players
+    int8_t private_dealt
+    int8_t public_card
+    int8_t private_card[MAX_PLAYERS]
+    int8_t folded[MAX_PLAYERS]
+    int8_t settled                # the pot has been paid out
+    int8_t seq_len[2]
+    int8_t seq[2][MAX_BETS_PER_ROUND]
+    int16_t stakes
+    int16_t pot
+    int16_t ante[MAX_PLAYERS]
+    double money[MAX_PLAYERS]
+
+
+cdef inline int num_cards(const Leduc* g) noexcept nogil:
+    return 2 * (g.num_players + 1)
+
+
+cdef inline bint card_in_deck(const Leduc* g, int c) noexcept nogil:
+    cdef int p
+    if g.public_card == c:
+        return False
+    for p in range(g.private_dealt):
+        if g.private_card[p] == c:
+            return False
+    return True
+
+
+cdef inline bint ready_for_next_round(const Leduc* g) noexcept nogil:
+    return ((g.num_raises == 0 and g.num_calls == g.remaining_players)
+            or (g.num_raises > 0 and g.num_calls == g.remaining_players - 1))
+
+
+cdef inline bint is_terminal(const Leduc* g) noexcept nogil:
+    return g.remaining_players == 1 or (g.round == 2 and ready_for_next_round(g))
+
+
+cdef int next_player(const Leduc* g) noexcept nogil:
+    cdef int start = g.cur_player
+    cdef int i, p
+    if g.cur_player == CHANCE_PLAYER:
+        start = (g.starting_player + g.num_players - 1) % g.num_players
+    for i in range(1, g.num_players + 1):
+        p = (start + i) % g.num_players
+        if not g.folded[p]:
+            return p
+    return -1
+
+
+cdef int rank_hand(const Leduc* g, int player) noexcept nogil:
+    """OpenSpiel's RankHand: pairs above every high-card hand, then the higher card's rank, then the lower's."""
+    cdef int low = g.public_card
+    cdef int high = g.private_card[player]
+    cdef int n = num_cards(g)
+    if low > high:
+        low, high = high, low
+    if low % 2 == 0 and high == low + 1:
+        return n * n + low
+    return (high // 2) * n + (low // 2)
+
+
+cdef void ante(Leduc* g, int player, int amount) noexcept nogil:
+    g.pot += amount
+    g.ante[player] += amount
+    g.money[player] -= amount
+
+
+cdef void resolve_winner(Leduc* g) noexcept nogil:
+    cdef int p, q, rank
+    cdef int best = -1
+    cdef int winners = 0
+    cdef int8_t is_winner[MAX_PLAYERS]
+    for p in range(g.num_players):
+        is_winner[p] = 0
+    if g.remaining_players == 1:
+        for p in range(g.num_players):
+            if not g.folded[p]:
+                g.money[p] += g.pot
+                break
+    else:
+        for p in range(g.num_players):
+            if g.folded[p]:
+                continue
+            rank = rank_hand(g, p)
+            if rank > best:
+                best = rank
+                for q in range(g.num_players):
+                    is_winner[q] = 0
+                is_winner[p] = 1
+                winners = 1
+            elif rank == best:
+                is_winner[p] = 1
+                winners += 1
+        for p in range(g.num_players):
+            if is_winner[p]:
+                g.money[p] += <double>g.pot / winners
+    g.pot = 0
+    g.settled = 1
+
+
+cdef void append_move(Leduc* g, int action) noexcept nogil:
+    cdef int r = g.round - 1
+    g.seq[r][g.seq_len[r]] = action
+    g.seq_len[r] += 1
+
+
+cdef void after_bet(Leduc* g, bint may_end_round) noexcept nogil:
+    if is_terminal(g):
+        resolve_winner(g)
+    elif may_end_round and ready_for_next_round(g):
+        g.round += 1
+        g.num_raises = 0
+        g.num_calls = 0
+        g.cur_player = CHANCE_PLAYER
+    else:
+        g.cur_player = next_player(g)
+
+
+cdef int l_num_players(const void* s) noexcept nogil:
+    return (<const Leduc*>s).num_players
+
+
+cdef int l_current_player(const void* s) noexcept nogil:
+    cdef const Leduc* g = <const Leduc*>s
+    if is_terminal(g):
+        return TERMINAL_PLAYER
+    return g.cur_player
+
+
+cdef int l_legal_actions(const void* s, int32_t* out) noexcept nogil:
+    cdef const Leduc* g = <const Leduc*>s
+    cdef int n = 0
+    if g.stakes > g.ante[g.cur_player]:
+        out[n] = FOLD
+        n += 1
+    out[n] = CALL
+    n += 1
+    if g.num_raises < MAX_RAISES:
+        out[n] = RAISE
+        n += 1
+    return n
+
+
+cdef int l_chance_outcomes(const void* s, int32_t* actions, double* probs) noexcept nogil:
+    cdef const Leduc* g = <const Leduc*>s
+    cdef int n = 0
+    cdef int c
+    for c in range(num_cards(g)):
+        if card_in_deck(g, c):
+            actions[n] = c
+            n += 1
+    for c in range(n):
+        probs[c] = 1.0 / n
+    return n
+
+
+cdef int32_t l_sample_chance(const void* s, Rng* rng) noexcept nogil:
+    cdef const Leduc* g = <const Leduc*>s
+    cdef int left = num_cards(g) - g.private_dealt - (1 if g.public_card != NO_CARD else 0)
+    cdef int skip = rng_below(rng, left)
+    cdef int c
+    for c in range(num_cards(g)):
+        if card_in_deck(g, c):
+            if skip == 0:
+                return c
+            skip -= 1
+    return -1
+
+
+cdef void l_apply(void* s, int32_t action) noexcept nogil:
+    cdef Leduc* g = <Leduc*>s
+    cdef int p = g.cur_player
+    cdef int call_amount
+    if p == CHANCE_PLAYER:
+        if g.private_dealt < g.num_players:
+            g.private_card[g.private_dealt] = action
+            g.private_dealt += 1
+            if g.private_dealt == g.num_players:
+                g.cur_player = g.starting_player
+        else:
+            g.public_card = action
+            g.cur_player = next_player(g)
+        return
+    if action == FOLD:
+        append_move(g, FOLD)
+        g.folded[p] = 1
+        g.remaining_players -= 1
+        after_bet(g, True)
+    elif action == CALL:
+        ante(g, p, g.stakes - g.ante[p])
+        g.num_calls += 1
+        append_move(g, CALL)
+        after_bet(g, True)
+    else:
+        call_amount = g.stakes - g.ante[p]
+        if call_amount > 0:
+            ante(g, p, call_amount)
+        call_amount = FIRST_RAISE if g.round == 1 else SECOND_RAISE
+        g.stakes += call_amount
+        ante(g, p, call_amount)
+        g.num_raises += 1
+        g.num_calls = 0
+        append_move(g, RAISE)
+        after_bet(g, False)
+
+
+cdef void l_returns(const void* s, double* out) noexcept nogil:
+    cdef const Leduc* g = <const Leduc*>s
+    cdef int p
+    for p in range(g.num_players):
+        out[p] = g.money[p] - STARTING_MONEY if g.settled else 0.0
+
+
+cdef void l_scores(const void* s, int32_t* out) noexcept nogil:
+    cdef const Leduc* g = <const Leduc*>s
+    cdef int p
+    for p in range(g.num_players):
+        out[p] = <int32_t>(g.money[p] - STARTING_MONEY)
+
+
+cdef void l_determinize(void* s, int seat, Rng* rng) noexcept nogil:
+    """Deal the other dealt seats cards from the deck minus ``seat``'s card and the public card."""
+    cdef Leduc* g = <Leduc*>s
+    cdef int8_t pool[MAX_CARDS]
+    cdef int pool_size = 0
+    cdef int own = g.private_card[seat] if seat < g.private_dealt else NO_CARD
+    cdef int c, p, pick
+    cdef bint was_settled = g.settled
+    for c in range(num_cards(g)):
+        if c != own and c != g.public_card:
+            pool[pool_size] = c
+            pool_size += 1
+    for p in range(g.private_dealt):
+        if p == seat:
+            continue
+        pick = rng_below(rng, pool_size)
+        g.private_card[p] = pool[pick]
+        pool_size -= 1
+        pool[pick] = pool[pool_size]
+    if was_settled and g.remaining_players > 1:
+        # A showdown in the resampled world pays out by the resampled cards.
+        for p in range(g.num_players):
+            g.money[p] = STARTING_MONEY - g.ante[p]
+            g.pot += g.ante[p]
+        resolve_winner(g)
+
+
+cdef int32_t l_observed_action(const void* s, int32_t action, int seat) noexcept nogil:
+    cdef const Leduc* g = <const Leduc*>s
+    if g.cur_player == CHANCE_PLAYER and g.private_dealt < g.num_players and seat != g.private_dealt:
+        return num_cards(g)
+    return action
+
+
+cdef GameVTable LEDUC_TABLE
+LEDUC_TABLE.name = b"leduc_poker"
+LEDUC_TABLE.state_size = sizeof(Leduc)
+LEDUC_TABLE.max_players = MAX_PLAYERS
+LEDUC_TABLE.max_actions = 3
+LEDUC_TABLE.max_chance_outcomes = MAX_CARDS
+LEDUC_TABLE.num_players = l_num_players
+LEDUC_TABLE.current_player = l_current_player
+LEDUC_TABLE.legal_actions = l_legal_actions
+LEDUC_TABLE.chance_outcomes = l_chance_outcomes
+LEDUC_TABLE.apply = l_apply
+LEDUC_TABLE.sample_chance = l_sample_chance
+LEDUC_TABLE.returns = l_returns
+LEDUC_TABLE.scores = l_scores
+LEDUC_TABLE.determinize = l_determinize
+LEDUC_TABLE.observed_action = l_observed_action
+
+ACTION_NAMES = ("Fold", "Call", "Raise")
+
+
+cdef class LeducState(State):
+    """A Leduc poker position; see the module docstring for the rules."""
+
+    def __cinit__(self):
+        self.attach(&LEDUC_TABLE)
+
+    cdef Leduc* g(self):
+        return <Leduc*>self.buf
+
+    def action_to_string(self, int32_t action):
+        cdef Leduc* g = self.g()
+        if l_current_player(g) == CHANCE_PLAYER:
+            return "Chance outcome:?" if action == num_cards(g) else f"Chance outcome:{action}"
+        if action in (FOLD, CALL, RAISE):
+            return ACTION_NAMES[action]
+        raise IllegalAction(f"{action} is not a Leduc poker action (0 = Fold, 1 = Call, 2 = Raise)")
+
+    def string_to_action(self, str text):
+        cdef Leduc* g = self.g()
+        cleaned = text.strip().lower()
+        if l_current_player(g) == CHANCE_PLAYER:
+            prefix = "chance outcome:"
+            if cleaned.startswith(prefix) and cleaned[len(prefix):].strip().isdigit():
+                return int(cleaned[len(prefix):])
+            raise IllegalAction(f"{text!r}: a chance node takes 'Chance outcome:<card>'")
+        for action, name in enumerate(ACTION_NAMES):
+            if cleaned == name.lower():
+                return action
+        raise IllegalAction(f"{text!r} is not a move; Leduc poker moves are 'Fold', 'Call' and 'Raise'")
+
+    def _public_fields(self):
+        cdef Leduc* g = self.g()
+        return {
+            "round": g.round,
+            "public_card": g.public_card if g.public_card != NO_CARD else None,
+            "round1": [g.seq[0][i] for i in range(g.seq_len[0])],
+            "round2": [g.seq[1][i] for i in range(g.seq_len[1])],
+            "pot": g.pot,
+            "contributions": [g.ante[p] for p in range(g.num_players)],
+            "money": [g.money[p] for p in range(g.num_players)],
+            "folded": [bool(g.folded[p]) for p in range(g.num_players)],
+            "current_player": self.current_player(),
+        }
+
+    def to_json(self):
+        cdef Leduc* g = self.g()
+        return json.dumps(
+            {
+                "game": "leduc_poker",
+                "players": g.num_players,
+                "starting_player": g.starting_player,
+                "private_cards": [g.private_card[p] for p in range(g.private_dealt)],
+                "public_card": g.public_card if g.public_card != NO_CARD else None,
+                "round1": [g.seq[0][i] for i in range(g.seq_len[0])],
+                "round2": [g.seq[1][i] for i in range(g.seq_len[1])],
+            },
+            separators=(",", ":"),
+        )
+
+    def observation(self, int seat):
+        self.check_seat(seat)
+        cdef Leduc* g = self.g()
+        obs = {
+            "game": "leduc_poker",
+            "players": g.num_players,
+            "starting_player": g.starting_player,
+            "seat": seat,
+            "cards_dealt": g.private_dealt,
+            "private_card": g.private_card[seat] if seat < g.private_dealt else None,
+        }
+        obs.update(self._public_fields())
+        return obs
+
+    def private_info(self, int seat):
+        self.check_seat(seat)
+        cdef Leduc* g = self.g()
+        return {"card": g.private_card[seat]} if seat < g.private_dealt else {}
+
+    def __str__(self):
+        cdef Leduc* g = self.g()
+        privates = " ".join(str(g.private_card[p]) if p < g.private_dealt else "-" for p in range(g.num_players))
+        public = "-" if g.public_card == NO_CARD else str(g.public_card)
+        r1 = "".join("fcr"[g.seq[0][i]] for i in range(g.seq_len[0])) or "-"
+        r2 = "".join("fcr"[g.seq[1][i]] for i in range(g.seq_len[1])) or "-"
+        status = "over" if is_terminal(g) else f"to act: {self.current_player()}"
+        return (f"Leduc poker | round {g.round} | private {privates} | public {public} | "
+                f"bets {r1} / {r2} | pot {g.pot} | {status}")
+
+    def __repr__(self):
+        return f"<LeducState {self.to_json()}>"
+
+
+def new_game(int players=2, long seed=0, int starting_player=0):
+    """A new hand before any card is dealt. ``seed`` is accepted for the common signature; the game has no
+    randomness outside its chance nodes."""
+    if not 2 <= players <= MAX_PLAYERS:
+        raise ValueError(f"leduc_poker takes 2..{MAX_PLAYERS} players, not {players}")
+    if not 0 <= starting_player < players:
+        raise ValueError(f"starting_player must be a seat 0..{players - 1}, not {starting_player}")
+    cdef LeducState state = LeducState.__new__(LeducState)
+    cdef Leduc* g = <Leduc*>state.buf
+    g.num_players = players
+    g.starting_player = starting_player
+    g.cur_player = CHANCE_PLAYER
+    g.round = 1
+    g.stakes = 1
+    g.pot = players
+    g.remaining_players = players
+    g.public_card = NO_CARD
+    for p in range(players):
+        g.ante[p] = 1
+        g.money[p] = STARTING_MONEY - 1
+    return state
+
+
+def _replay(int players, int starting_player, private_cards, public_card, round1, round2):
+    """The state reached by the given deal and bets; raises ``InvalidObservation`` naming the bad field."""
+    state = new_game(players, starting_player=starting_player)
+    steps = [(f"private_cards[{i}]", c) for i, c in enumerate(private_cards)]
+    steps += [(f"round1[{i}]", b) for i, b in enumerate(round1)]
+    if public_card is not None:
+        steps.append(("public_card", public_card))
+    elif round2:
+        raise InvalidObservation("round2", "the second round cannot start before the public card")
+    steps += [(f"round2[{i}]", b) for i, b in enumerate(round2)]
+    for field, action in steps:
+        if not isinstance(action, int) or isinstance(action, bool):
+            raise InvalidObservation(field, f"{action!r} is not an action id")
+        try:
+            state.apply(action)
+        except IllegalAction as err:
+            raise InvalidObservation(field, str(err)) from None
+    return state
+
+
+def _checked_players(data, error):
+    players = data.get("players")
+    if not isinstance(players, int) or not 2 <= players <= MAX_PLAYERS:
+        raise error("players", f"expected 2..{MAX_PLAYERS}, got {players!r}")
+    starting = data.get("starting_player", 0)
+    if not isinstance(starting, int) or not 0 <= starting < players:
+        raise error("starting_player", f"expected a seat 0..{players - 1}, got {starting!r}")
+    return players, starting
+
+
+def _field_error(field, message):
+    return ValueError(f"{field}: {message}")
+
+
+def from_json(str text):
+    """The state ``to_json`` wrote (validated by replaying it)."""
+    data = json.loads(text)
+    if data.get("game") != "leduc_poker":
+        raise ValueError("not a leduc_poker state")
+    players, starting = _checked_players(data, _field_error)
+    return _replay(players, starting, data.get("private_cards", []), data.get("public_card"),
+                   data.get("round1", []), data.get("round2", []))
+
+
+def from_observation(dict obs):
+    """A determinizable state consistent with one seat's ``observation``: unseen cards get arbitrary values."""
+    players, starting = _checked_players(obs, InvalidObservation)
+    seat = obs.get("seat")
+    if not isinstance(seat, int) or not 0 <= seat < players:
+        raise InvalidObservation("seat", f"expected 0..{players - 1}, got {seat!r}")
+    dealt = obs.get("cards_dealt")
+    if not isinstance(dealt, int) or not 0 <= dealt <= players:
+        raise InvalidObservation("cards_dealt", f"expected 0..{players}, got {dealt!r}")
+    own = obs.get("private_card")
+    public = obs.get("public_card")
+    deck = 2 * (players + 1)
+    if (seat < dealt) != (own is not None):
+        raise InvalidObservation("private_card", "must be given exactly when this seat's card has been dealt")
+    for field, card in (("private_card", own), ("public_card", public)):
+        if card is not None and (not isinstance(card, int) or not 0 <= card < deck):
+            raise InvalidObservation(field, f"expected a card 0..{deck - 1}, got {card!r}")
+    if own is not None and own == public:
+        raise InvalidObservation("public_card", "the public card cannot be this seat's own card")
+    others = iter(c for c in range(deck) if c != own and c != public)
+    cards = [own if p == seat else next(others) for p in range(dealt)]
+    state = _replay(players, starting, cards, public, obs.get("round1", []), obs.get("round2", []))
+    if state.observation(seat) != obs:
+        raise InvalidObservation("observation", "fields contradict each other (pot, money, folds or turn)")
+    return state
