@@ -17,8 +17,8 @@ Rules (OpenSpiel's):
   card beats any non-pair; otherwise higher rank, then the other card's rank; equal hands split the pot).
 - Returns: chips at the end minus 100 (split pots can be fractional). ``scores()``: the same, truncated to integers.
 
-Information: a seat sees its own card, the public card and every bet; other seats' cards are never shown (as
-OpenSpiel's information state). A private card dealt to another seat is observed as ``Chance outcome:?`` (action id
+Information: a seat sees its own card, the public card and every bet (so every contribution to the pot); other
+seats' cards are never shown, and nor is the showdown's payout, which would reveal them. A private card dealt to another seat is observed as ``Chance outcome:?`` (action id
 ``2 * (players + 1)``).
 """
 
@@ -372,7 +372,6 @@ cdef class LeducState(State):
             "round2": [g.seq[1][i] for i in range(g.seq_len[1])],
             "pot": g.pot,
             "contributions": [g.ante[p] for p in range(g.num_players)],
-            "money": [g.money[p] for p in range(g.num_players)],
             "folded": [bool(g.folded[p]) for p in range(g.num_players)],
             "current_player": self.current_player(),
         }
@@ -515,5 +514,5 @@ def from_observation(dict obs):
     cards = [own if p == seat else next(others) for p in range(dealt)]
     state = _replay(players, starting, cards, public, obs.get("round1", []), obs.get("round2", []))
     if state.observation(seat) != obs:
-        raise InvalidObservation("observation", "fields contradict each other (pot, money, folds or turn)")
+        raise InvalidObservation("observation", "fields contradict each other (pot, contributions, folds or turn)")
     return state
