@@ -45,7 +45,9 @@ def generate_stubs() -> None:
     if marker.exists() and marker.stat().st_mtime >= newest:
         return
     include = Path(protoc.__file__).parent / "_proto"
-    mypy_plugin = shutil.which("protoc-gen-mypy", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    mypy_plugin = shutil.which(
+        "protoc-gen-mypy", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    )
     if mypy_plugin is None:
         raise RuntimeError("protoc-gen-mypy (mypy-protobuf) is missing from the build environment")
     args = [
@@ -64,10 +66,7 @@ def generate_stubs() -> None:
 
 
 def extensions() -> list[Extension]:
-    exts = [
-        Extension(name, [name.replace(".", "/") + ".pyx"], extra_compile_args=COMPILE_ARGS)
-        for name in MODULES
-    ]
+    exts = [Extension(name, [name.replace(".", "/") + ".pyx"], extra_compile_args=COMPILE_ARGS) for name in MODULES]
     return cythonize(
         exts,
         compiler_directives=DIRECTIVES,

@@ -27,7 +27,11 @@ def core_playouts(state, seconds: float) -> dict:
     start = time.perf_counter()
     steps = core.playout_steps(state, playouts, 7)
     elapsed = time.perf_counter() - start
-    return {"core_steps_per_s": round(steps / elapsed), "core_playouts": playouts, "mean_game_length": steps / playouts}
+    return {
+        "core_steps_per_s": round(steps / elapsed),
+        "core_playouts": playouts,
+        "mean_game_length": steps / playouts,
+    }
 
 
 def python_playouts(state, seconds: float) -> dict:
@@ -96,7 +100,11 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=None, help="seats (default: 4 where allowed, else 2)")
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     args = parser.parse_args()
-    report = {"machine": platform.processor() or platform.machine(), "python": platform.python_version(), "games": {}}
+    report = {
+        "machine": platform.processor() or platform.machine(),
+        "python": platform.python_version(),
+        "games": {},
+    }
     for name in args.games:
         players = args.players or 2
         report["games"][name] = measure(name, players, args.seconds)

@@ -220,9 +220,9 @@ cdef long random_playouts(const GameVTable* vt, const void* start, long playouts
     cdef void* s = malloc(vt.state_size)
     cdef int32_t* actions = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
     cdef long steps = 0
-    cdef long g
+    cdef long _game
     cdef int player, n
-    for g in range(playouts):
+    for _game in range(playouts):
         clone_into(vt, s, start)
         while True:
             player = vt.current_player(s)
@@ -251,8 +251,8 @@ def playout_steps(State state, long playouts, uint64_t seed=0):
 
 def clone_many(State state, long copies):
     """Clone ``copies`` times through the Python API (the speed benchmark's clone figure)."""
-    cdef long i
-    for i in range(copies):
+    cdef long _copy
+    for _copy in range(copies):
         state.clone()
 
 

@@ -23,7 +23,6 @@ from libc.stdint cimport int8_t, int16_t, int32_t
 
 from engine_ext.core cimport (
     CHANCE_PLAYER,
-    NO_SEAT,
     TERMINAL_PLAYER,
     GameVTable,
     Rng,
@@ -128,7 +127,7 @@ cdef int32_t k_sample_chance(const void* s, Rng* rng) noexcept nogil:
 cdef void k_settle(Kuhn* k) noexcept nogil:
     """Decide the winner once the betting is over (OpenSpiel's end test after each decision)."""
     cdef int n = k.num_players
-    cdef int c, holder, best_card = -1
+    cdef int best_card = -1
     cdef int i
     if k.first_bettor == NOBODY and k.num_bets == n:
         for i in range(n):

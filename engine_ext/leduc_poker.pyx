@@ -18,8 +18,8 @@ Rules (OpenSpiel's):
 - Returns: chips at the end minus 100 (split pots can be fractional). ``scores()``: the same, truncated to integers.
 
 Information: a seat sees its own card, the public card and every bet (so every contribution to the pot); other
-seats' cards are never shown, and nor is the showdown's payout, which would reveal them. A private card dealt to another seat is observed as ``Chance outcome:?`` (action id
-``2 * (players + 1)``).
+seats' cards are never shown, and nor is the showdown's payout, which would reveal them. A private card dealt to
+another seat is observed as ``Chance outcome:?`` (action id ``2 * (players + 1)``).
 """
 
 import json
@@ -28,7 +28,6 @@ from libc.stdint cimport int8_t, int16_t, int32_t
 
 from engine_ext.core cimport (
     CHANCE_PLAYER,
-    NO_SEAT,
     TERMINAL_PLAYER,
     GameVTable,
     Rng,

@@ -94,7 +94,9 @@ def check_observations(state) -> None:
             )
         if player_acts(state, seat):
             world = state.determinize(seat, 99)
-            assert world.legal_actions() == state.legal_actions(), "the acting seat's legal actions depend on hidden facts"
+            assert world.legal_actions() == state.legal_actions(), (
+                "the acting seat's legal actions depend on hidden facts"
+            )
 
 
 def check_hidden_facts_vary(state) -> None:
