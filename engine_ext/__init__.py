@@ -8,12 +8,13 @@ state from one seat's view.
 import json
 from types import ModuleType
 
-from engine_ext import kuhn_poker, leduc_poker
+from engine_ext import kuhn_poker, leduc_poker, survive
 from engine_ext.core import CHANCE, TERMINAL, IllegalAction, InvalidObservation, State
 
 _MODULES: dict[str, ModuleType] = {
     "kuhn_poker": kuhn_poker,
     "leduc_poker": leduc_poker,
+    "survive": survive,
 }
 
 GAMES: tuple[str, ...] = tuple(_MODULES)
