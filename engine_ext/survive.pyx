@@ -49,13 +49,11 @@ from libc.string cimport memset
 
 from engine_ext.core cimport (
     CHANCE_PLAYER,
-    NO_SEAT,
     TERMINAL_PLAYER,
     GameVTable,
     Rng,
     State,
     rng_below,
-    rng_seed,
 )
 
 from engine_ext.core import IllegalAction, InvalidObservation
@@ -1355,7 +1353,7 @@ cdef void s_determinize(void* p, int seat, Rng* rng) noexcept nogil:
     others' a random permutation of the colour's multiset), shuffle storage order, and deal other seats' held
     Abilities from the unaccounted backs of their land types. Reads nothing hidden from ``seat``."""
     cdef Survive* s = <Survive*>p
-    cdef int colour, i, j, k, base, other, land, ability, count, pick, total
+    cdef int colour, i, j, k, base, other, land, ability, count, pick, total, _tile
     cdef bint own
     cdef int keys[MEEPLES_PER_COLOUR]
     cdef uint8_t values[MEEPLES_PER_COLOUR]
@@ -1412,7 +1410,7 @@ cdef void s_determinize(void* p, int seat, Rng* rng) noexcept nogil:
             for ability in range(NUM_ABILITIES):
                 count += s.held[other][land][ability]
                 s.held[other][land][ability] = 0
-            for k in range(count):
+            for _tile in range(count):
                 pick = rng_below(rng, total)
                 for ability in range(NUM_ABILITIES):
                     if pick < pool[ability]:
@@ -1727,6 +1725,69 @@ cdef class SurviveState(State):
             info["abilities"] = abilities
         return info
 
+    def invariant_violations(self):
+        """Component-conservation and bookkeeping checks (for the random-simulation tests): [] when all hold."""
+        cdef Survive* s = self.g()
+        cdef int c, i, kind, land, b
+        problems = []
+        adv = [0] * NUM_CELLS
+        aboard = [0] * NUM_CELLS
+        status_counts = [0, 0, 0, 0]
+        rescued_value = [0] * s.num_players
+        for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+            m = s.meeple[i]
+            status_counts[m.status] += 1
+            if m.status == ST_BOARD:
+                adv[m.cell] += 1
+                aboard[m.cell] += m.aboard
+                if s.terrain[m.cell] == VOLCANO:
+                    problems.append(f"adventurer {i} stands on a volcano")
+                if m.aboard and not s.raft[m.cell]:
+                    problems.append(f"adventurer {i} aboard a missing raft")
+            elif m.status == ST_RESCUED:
+                rescued_value[seat_of_colour(s, i // MEEPLES_PER_COLOUR)] += m.value
+                if m.cell < FIRST_RESCUE:
+                    problems.append(f"rescued adventurer {i} is not on a Rescue Island")
+        if s.phase >= PH_ACTION and status_counts[ST_UNPLACED]:
+            problems.append("unplaced adventurers after set-up")
+        if sum(status_counts) != s.num_colours * MEEPLES_PER_COLOUR:
+            problems.append("adventurers not conserved")
+        if status_counts[ST_BOARD] != s.on_board:
+            problems.append("on-board count out of step")
+        if rescued_value != self.scores():
+            problems.append("scores differ from the sum of rescued values")
+        for c in range(NUM_CELLS):
+            if adv[c] != s.adv_at[c] or aboard[c] != s.aboard_at[c]:
+                problems.append(f"cell {node_name(c)}: adventurer counts out of step")
+            if aboard[c] > RAFT_CAPACITY:
+                problems.append(f"raft at {node_name(c)} over capacity")
+            if s.raft[c] and s.terrain[c] != WATER:
+                problems.append(f"raft on land at {node_name(c)}")
+            if (s.creatures[c][SERPENT] or s.creatures[c][SHARK]) and s.terrain[c] != WATER:
+                problems.append(f"a creature other than a Kaiju on a tile at {node_name(c)}")
+            if s.creatures[c][KAIJU] and s.terrain[c] == VOLCANO:
+                problems.append(f"a Kaiju on a volcano at {node_name(c)}")
+            if s.decision == D_PHASE or s.decision == D_CONTINUE:
+                if s.creatures[c][SHARK] and swimmers(s, c):
+                    problems.append(f"a Shark shares {node_name(c)} with swimmers at rest")
+                if s.creatures[c][SERPENT] and (s.adv_at[c] or s.raft[c]):
+                    problems.append(f"a Serpent shares {node_name(c)} with elements at rest")
+        for kind in range(3):
+            if on_board_count(s, kind) > SUPPLY[kind]:
+                problems.append(f"more {CREATURE_NAMES[kind]}s than the supply holds")
+        if on_board_count(s, SUMMON_RAFT) > NUM_RAFTS:
+            problems.append("more rafts than the supply holds")
+        tiles = sum(is_land(s, c) for c in range(NUM_CELLS))
+        turned = sum(s.revealed[land][b] for land in range(3) for b in range(NUM_BACKS))
+        held = sum(held_total(s, p) for p in range(s.num_players))
+        if tiles + turned + held + (1 if s.phase == PH_REVEAL else 0) != NUM_SLOTS:
+            problems.append(f"tiles not conserved: {tiles} on board, {turned} face up, {held} held")
+        for land in range(3):
+            for b in range(NUM_BACKS):
+                if backs_left(s, land, b) < 0:
+                    problems.append(f"negative {LAND_NAMES[land]} {BACK_NAMES[b]} backs")
+        return problems
+
     # -- drawing ----------------------------------------------------------------------------------------------------
     def __str__(self):
         """The hex board in text: one 4-character token per cell (terrain, then what stands there)."""
@@ -1734,7 +1795,7 @@ cdef class SurviveState(State):
         cdef int c
         lines = []
         rescue_at = {}
-        for k, name in enumerate(RESCUE_NAMES):
+        for name in RESCUE_NAMES:
             for cell in BOARD_DATA["rescue_islands"][name]:
                 rescue_at[tuple(cell)] = name
         for r in range(-6, 7):
@@ -1779,7 +1840,7 @@ cdef class SurviveState(State):
     def _load(self, dict data):
         """Fill the struct from a full-state dict (the to_json layout), validating every field."""
         cdef Survive* s = self.g()
-        cdef int c, i, k, land, b
+        cdef int c, k, land, b
         memset(s, 0, sizeof(Survive))
         players = _check_int(data, "players", 2, 5)
         s.num_players = players
@@ -1838,7 +1899,7 @@ cdef class SurviveState(State):
 
     def _load_adventurers(self, adventurers):
         cdef Survive* s = self.g()
-        cdef int c, i, base, cell
+        cdef int base, cell
         cdef Meeple* m
         if not isinstance(adventurers, list) or len(adventurers) != s.num_colours:
             raise InvalidObservation("adventurers", f"expected {s.num_colours} colours of 10")
@@ -2069,7 +2130,7 @@ def _random_layout(seed):
 def new_game(int players=4, long seed=0, str hourglass="beach_forest", layout=None):
     """A new game at the start of set-up: island tiles laid (``layout`` or shuffled by ``seed``), Sea Serpents on their
     five spaces, everything else in hand or supply."""
-    cdef int c, k, colour
+    cdef int k, colour
     if not 2 <= players <= MAX_SEATS:
         raise ValueError(f"survive takes 2..{MAX_SEATS} players, not {players}")
     if hourglass not in HOURGLASS_OPTIONS:
@@ -2102,6 +2163,33 @@ def new_game(int players=4, long seed=0, str hourglass="beach_forest", layout=No
     return state
 
 
+def _canonical(dict data):
+    """``data`` with its unordered lists (rafts, creatures, each colour's adventurers) in the order we write them."""
+    out = dict(data)
+
+    def by_cell(names):
+        return sorted(names, key=lambda name: parse_node(name) if isinstance(name, str) else -1)
+
+    if isinstance(out.get("rafts"), list):
+        out["rafts"] = by_cell(out["rafts"])
+    if isinstance(out.get("creatures"), dict):
+        out["creatures"] = {k: by_cell(v) if isinstance(v, list) else v for k, v in out["creatures"].items()}
+    return out
+
+
+def _first_difference(a, b, path=""):
+    """The dotted path of the first field where two JSON values differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if a.get(key) != b.get(key):
+                return _first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for k, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return _first_difference(x, y, f"{path}[{k}]")
+    return path or "state"
+
+
 def from_json(str text):
     """The state ``to_json`` wrote; raises ``InvalidObservation`` (a ValueError) naming the first bad field."""
     data = json.loads(text)
@@ -2109,8 +2197,11 @@ def from_json(str text):
         raise ValueError("not a survive state")
     cdef SurviveState state = SurviveState.__new__(SurviveState)
     state._load(data)
-    if json.loads(state.to_json()) != data:
-        raise InvalidObservation("state", "not a position the rules can reach (an interaction is left unresolved)")
+    written = json.loads(state.to_json())
+    if written != _canonical(data):
+        field = _first_difference(_canonical(data), written)
+        raise InvalidObservation(field, "not a position the rules can rest in (something automatic is left "
+                                        "unresolved, or a field contradicts the others)")
     return state
 
 
@@ -2158,8 +2249,13 @@ def from_observation(dict obs):
     data["control"] = control
     cdef SurviveState state = SurviveState.__new__(SurviveState)
     state._load(data)
-    if state.observation(seat) != obs:
-        raise InvalidObservation("observation", "fields contradict each other (not a reachable, settled position)")
+    expected = _canonical(obs)
+    if isinstance(expected.get("adventurers"), list):
+        expected["adventurers"] = [sorted(entries, key=_entry_order) for entries in expected["adventurers"]]
+    seen = state.observation(seat)
+    if seen != expected:
+        raise InvalidObservation(_first_difference(expected, seen),
+                                 "contradicts the other fields (not a position the rules can rest in)")
     return state
 
 

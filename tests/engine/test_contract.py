@@ -10,8 +10,8 @@ import contract
 import engine_ext
 
 # Seat counts exercised per game; a game not listed runs with its smallest and largest counts.
-PLAYER_COUNTS = {"kuhn_poker": (2, 3, 5), "leduc_poker": (2, 3, 4)}
-CHECKED_GAMES_PER_COUNT = {"kuhn_poker": 40, "leduc_poker": 25}
+PLAYER_COUNTS = {"kuhn_poker": (2, 3, 5), "leduc_poker": (2, 3, 4), "survive": (2, 3, 4, 5)}
+CHECKED_GAMES_PER_COUNT = {"kuhn_poker": 40, "leduc_poker": 25, "survive": 1}
 
 
 def cases():
