@@ -73,6 +73,25 @@ def call_overhead_ns(state, calls: int = 200_000) -> float:
     return per_call_ns(calls_loop, calls) - per_call_ns(empty_loop, calls)
 
 
+def midgame(state, steps: int = 150) -> tuple:
+    """A position about a third into a random game (or the last decision node before the end), for determinize."""
+    rng = random.Random(3)
+    s = state.clone()
+    taken = 0
+    while taken < steps:
+        nxt = s.clone()
+        if nxt.current_player() == engine_ext.CHANCE:
+            outcomes = nxt.chance_outcomes()
+            nxt.apply(rng.choices([a for a, _ in outcomes], weights=[p for _, p in outcomes])[0])
+        else:
+            nxt.apply(rng.choice(nxt.legal_actions()))
+        if nxt.is_terminal():
+            break
+        s = nxt
+        taken += 1
+    return s, taken
+
+
 def measure(name: str, players: int, seconds: float) -> dict:
     state = engine_ext.new_game(name, players, seed=1)
     result = {"players": players}
@@ -80,17 +99,9 @@ def measure(name: str, players: int, seconds: float) -> dict:
     result.update(python_playouts(state, seconds))
     result["clone_ns"] = round(per_call_ns(lambda n: core.clone_many(state, n), 200_000), 1)
     result["call_overhead_ns"] = round(call_overhead_ns(state), 1)
-    mid = state.clone()
-    rng = random.Random(3)
-    for _ in range(6):
-        if mid.is_terminal():
-            break
-        if mid.current_player() == engine_ext.CHANCE:
-            mid.apply(mid.chance_outcomes()[0][0])
-        else:
-            mid.apply(rng.choice(mid.legal_actions()))
-    seat = 0
-    result["determinize_ns"] = round(per_call_ns(lambda n: [mid.determinize(seat, i) for i in range(n)], 50_000), 1)
+    mid = midgame(state)
+    result["determinize_at"] = f"step {mid[1]}"
+    result["determinize_ns"] = round(per_call_ns(lambda n: [mid[0].determinize(0, i) for i in range(n)], 50_000), 1)
     return result
 
 
@@ -106,7 +117,7 @@ def main() -> None:
         "games": {},
     }
     for name in args.games:
-        players = args.players or 2
+        players = args.players or (4 if name == "survive" else 2)
         report["games"][name] = measure(name, players, args.seconds)
     print(json.dumps(report, indent=2))
 

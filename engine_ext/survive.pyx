@@ -43,9 +43,8 @@ import random as _random
 import re
 from importlib import resources
 
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t
-from libc.stdlib cimport qsort
-from libc.string cimport memset
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy, memset
 
 from engine_ext.core cimport (
     CHANCE_PLAYER,
@@ -166,7 +165,8 @@ cdef int8_t NODE_Q[NUM_NODES]
 cdef int8_t NODE_R[NUM_NODES]
 cdef uint8_t NEIGHBOURS[NUM_NODES][MAX_NEIGHBOURS]
 cdef uint8_t NUM_NEIGHBOURS[NUM_NODES]
-cdef uint8_t SLOT_CELL[NUM_SLOTS]
+cdef uint8_t SLOT_CELL[NUM_SLOTS]      # island_slots order (the ``layout`` option)
+cdef uint8_t SLOTS_ASCENDING[NUM_SLOTS]
 cdef uint8_t IS_SLOT[NUM_CELLS]
 cdef uint8_t SERPENT_START[5]
 
@@ -213,6 +213,7 @@ def _load_board():
             neighbours[node].append(index[tuple(c)])
             neighbours[index[tuple(c)]].append(node)
     for node, ns in neighbours.items():
+        ns.sort()                       # ascending, so moves come out in action-id order
         NUM_NEIGHBOURS[node] = len(ns)
         for k, n in enumerate(ns):
             NEIGHBOURS[node][k] = n
@@ -221,6 +222,8 @@ def _load_board():
     for k, c in enumerate(data["island_slots"]):
         SLOT_CELL[k] = index[tuple(c)]
         IS_SLOT[index[tuple(c)]] = 1
+    for k, c in enumerate(sorted(index[tuple(c)] for c in data["island_slots"])):
+        SLOTS_ASCENDING[k] = c
     for k, c in enumerate(data["serpent_starts"]):
         SERPENT_START[k] = index[tuple(c)]
     return cells, index, data
@@ -269,9 +272,11 @@ cdef struct Survive:
     uint8_t setup_count
     int16_t turn
     int16_t on_board
+    uint64_t raft_bits[3]                # cells holding a raft, as a bitset (the loops visit only these)
+    uint64_t creature_bits[3]            # cells holding any creature
     uint8_t terrain[NUM_CELLS]
     uint8_t raft[NUM_CELLS]
-    uint8_t creatures[NUM_CELLS][3]
+    uint8_t creatures[NUM_CELLS][4]      # serpent, shark, kaiju, padding (one 32-bit load tests "any")
     uint8_t adv_at[NUM_CELLS]
     uint8_t aboard_at[NUM_CELLS]
     Meeple meeple[MAX_MEEPLES]
@@ -351,6 +356,50 @@ cdef inline bint has_kaiju(const Survive* s, int c) noexcept nogil:
     return s.creatures[c][KAIJU] > 0
 
 
+cdef inline bint any_creature(const Survive* s, int c) noexcept nogil:
+    cdef uint32_t word
+    memcpy(&word, s.creatures[c], 4)
+    return word != 0
+
+
+cdef extern from *:
+    int ctz64 "__builtin_ctzll"(unsigned long long) nogil
+
+
+cdef inline void set_bit(uint64_t* bits, int c, bint on) noexcept nogil:
+    if on:
+        bits[c >> 6] |= (<uint64_t>1) << (c & 63)
+    else:
+        bits[c >> 6] &= ~((<uint64_t>1) << (c & 63))
+
+
+cdef inline int next_bit(const uint64_t* bits, int after) noexcept nogil:
+    """The first set bit above ``after`` (-1 to start), or -1: iterate with ``c = next_bit(bits, c)``."""
+    cdef int c = after + 1
+    cdef int w = c >> 6
+    cdef uint64_t word
+    if w >= 3:
+        return -1
+    word = bits[w] & (~(<uint64_t>0) << (c & 63))
+    while True:
+        if word:
+            return (w << 6) + ctz64(word)
+        w += 1
+        if w >= 3:
+            return -1
+        word = bits[w]
+
+
+cdef inline void set_raft(Survive* s, int c, bint on) noexcept nogil:
+    s.raft[c] = on
+    set_bit(s.raft_bits, c, on)
+
+
+cdef inline void add_creature(Survive* s, int c, int kind, int delta) noexcept nogil:
+    s.creatures[c][kind] += delta
+    set_bit(s.creature_bits, c, any_creature(s, c))
+
+
 cdef inline int creatures_at(const Survive* s, int c) noexcept nogil:
     return s.creatures[c][SERPENT] + s.creatures[c][SHARK] + s.creatures[c][KAIJU]
 
@@ -360,13 +409,15 @@ cdef inline bint cell_is_empty(const Survive* s, int c) noexcept nogil:
 
 
 cdef inline int on_board_count(const Survive* s, int kind) noexcept nogil:
-    cdef int c, n = 0
+    cdef int n = 0
+    cdef int c
+    cdef const uint64_t* bits = &s.creature_bits[0]
     if kind == SUMMON_RAFT:
-        for c in range(NUM_CELLS):
-            n += s.raft[c]
-        return n
-    for c in range(NUM_CELLS):
-        n += s.creatures[c][kind]
+        bits = &s.raft_bits[0]
+    c = next_bit(bits, -1)
+    while c >= 0:
+        n += 1 if kind == SUMMON_RAFT else s.creatures[c][kind]
+        c = next_bit(bits, c)
     return n
 
 
@@ -396,23 +447,6 @@ cdef inline bint seat_has_meeples_on_board(const Survive* s, int seat) noexcept 
         if s.meeple[i].status == ST_BOARD:
             return True
     return False
-
-
-cdef bint controls_raft(const Survive* s, int seat, int c) noexcept nogil:
-    """To control a Raft, you must have at least as many of your Adventurers on board as your opponents."""
-    cdef int counts[MAX_SEATS]
-    cdef int i, p
-    if s.aboard_at[c] == 0:
-        return True
-    for p in range(s.num_players):
-        counts[p] = 0
-    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
-        if s.meeple[i].status == ST_BOARD and s.meeple[i].cell == c and s.meeple[i].aboard:
-            counts[seat_of_colour(s, i // MEEPLES_PER_COLOUR)] += 1
-    for p in range(s.num_players):
-        if counts[p] > counts[seat]:
-            return False
-    return True
 
 
 cdef int find_meeple(const Survive* s, int colour, int value, int swum, int aboard, int cell) noexcept nogil:
@@ -476,7 +510,7 @@ cdef void eliminate_swimmers_at(Survive* s, int c) noexcept nogil:
 cdef void sink_raft(Survive* s, int c) noexcept nogil:
     """The raft at ``c`` returns to the supply; its passengers become swimmers there."""
     cdef int i
-    s.raft[c] = 0
+    set_raft(s, c, False)
     for i in range(s.num_colours * MEEPLES_PER_COLOUR):
         if s.meeple[i].status == ST_BOARD and s.meeple[i].cell == c:
             s.meeple[i].aboard = 0
@@ -486,8 +520,8 @@ cdef void sink_raft(Survive* s, int c) noexcept nogil:
 cdef void move_raft(Survive* s, int frm, int to) noexcept nogil:
     """A Raft's passengers move with it."""
     cdef int i
-    s.raft[frm] = 0
-    s.raft[to] = 1
+    set_raft(s, frm, False)
+    set_raft(s, to, True)
     for i in range(s.num_colours * MEEPLES_PER_COLOUR):
         if s.meeple[i].status == ST_BOARD and s.meeple[i].cell == frm and s.meeple[i].aboard:
             s.meeple[i].cell = to
@@ -503,8 +537,9 @@ cdef void clear_cell(Survive* s, int c, bint rafts) noexcept nogil:
     s.creatures[c][SERPENT] = 0
     s.creatures[c][SHARK] = 0
     s.creatures[c][KAIJU] = 0
+    set_bit(s.creature_bits, c, False)
     if rafts:
-        s.raft[c] = 0
+        set_raft(s, c, False)
         s.aboard_at[c] = 0
 
 
@@ -533,26 +568,30 @@ cdef int creature_destinations(const Survive* s, int kind, int frm, int forbidde
     water. A 2-space move passes only through a cell it does not stop at, so the path does not matter."""
     cdef int n = 0
     cdef int k, j, a, b
-    cdef uint8_t seen[NUM_CELLS]
-    memset(seen, 0, NUM_CELLS)
     for k in range(NUM_NEIGHBOURS[frm]):
         a = NEIGHBOURS[frm][k]
         if not creature_may_enter(s, kind, a, forbidden):
             continue
-        if not seen[a]:
-            seen[a] = 1
+        if not listed(out, n, a):
             out[n] = a
             n += 1
         if kind == SERPENT or creature_stops_at(s, kind, a):
             continue
         for j in range(NUM_NEIGHBOURS[a]):
             b = NEIGHBOURS[a][j]
-            if b == frm or not creature_may_enter(s, kind, b, forbidden) or seen[b]:
+            if b == frm or not creature_may_enter(s, kind, b, forbidden) or listed(out, n, b):
                 continue
-            seen[b] = 1
             out[n] = b
             n += 1
     return n
+
+
+cdef inline bint listed(const uint8_t* cells, int n, int c) noexcept nogil:
+    cdef int k
+    for k in range(n):
+        if cells[k] == c:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -560,10 +599,11 @@ cdef int creature_destinations(const Survive* s, int kind, int frm, int forbidde
 # ---------------------------------------------------------------------------------------------------------------------
 cdef int boarding_cell(const Survive* s) noexcept nogil:
     """An Adventurer on the same space as a Raft with room is placed aboard at once."""
-    cdef int c
-    for c in range(NUM_CELLS):
-        if s.raft[c] and s.aboard_at[c] < RAFT_CAPACITY and swimmers(s, c) > 0:
+    cdef int c = next_bit(s.raft_bits, -1)
+    while c >= 0:
+        if s.aboard_at[c] < RAFT_CAPACITY and swimmers(s, c) > 0:
             return c
+        c = next_bit(s.raft_bits, c)
     return -1
 
 
@@ -585,9 +625,12 @@ cdef inline bint kaiju_resolving(const Survive* s, int c) noexcept nogil:
 
 cdef bint find_interaction(const Survive* s, int* kind, int* cell) noexcept nogil:
     """A creature sharing a cell with elements it interacts with (outside cells a Kaiju is resolving)."""
-    cdef int c
-    for c in range(NUM_CELLS):
-        if creatures_at(s, c) == 0 or kaiju_resolving(s, c):
+    cdef int c = -1
+    while True:
+        c = next_bit(s.creature_bits, c)
+        if c < 0:
+            return False
+        if kaiju_resolving(s, c):
             continue
         if s.creatures[c][KAIJU] and (s.adv_at[c] > 0 or s.raft[c] or creatures_at(s, c) > 1):
             kind[0] = KAIJU
@@ -599,7 +642,6 @@ cdef bint find_interaction(const Survive* s, int* kind, int* cell) noexcept nogi
             continue
         cell[0] = c
         return True
-    return False
 
 
 cdef bint seat_concerned(const Survive* s, int seat, int kind, int c) noexcept nogil:
@@ -651,25 +693,36 @@ cdef bint hourglass_left(const Survive* s) noexcept nogil:
 
 
 cdef bint creature_can_move(const Survive* s, int kind) noexcept nogil:
-    cdef int c
     cdef uint8_t dest[64]
-    for c in range(NUM_CELLS):
+    cdef int c = next_bit(s.creature_bits, -1)
+    while c >= 0:
         if s.creatures[c][kind] and creature_destinations(s, kind, c, NO_NODE, dest) > 0:
             return True
+        c = next_bit(s.creature_bits, c)
     return False
 
 
 cdef bint summon_possible(const Survive* s) noexcept nogil:
+    cdef int32_t options[NUM_RAFTS + 6]
+    return gen_summons(s, options) > 0
+
+
+cdef int gen_summons(const Survive* s, int32_t* out) noexcept nogil:
+    """Effect with every piece of its kind on the board: move one (an empty Raft, for rafts) onto the revealed
+    space."""
+    cdef int n = 0
+    cdef bint raft = s.summon_type == SUMMON_RAFT
+    cdef const uint64_t* bits = &s.creature_bits[0]
     cdef int c
-    for c in range(NUM_CELLS):
-        if c == s.effect_cell:
-            continue
-        if s.summon_type == SUMMON_RAFT:
-            if s.raft[c] and s.aboard_at[c] == 0:
-                return True
-        elif s.creatures[c][s.summon_type]:
-            return True
-    return False
+    if raft:
+        bits = &s.raft_bits[0]
+    c = next_bit(bits, -1)
+    while c >= 0:
+        if c != s.effect_cell and ((raft and s.aboard_at[c] == 0) or (not raft and s.creatures[c][s.summon_type])):
+            out[n] = act(K_SUMMON, s.summon_type, 0, 0, 0, c, s.effect_cell)
+            n += 1
+        c = next_bit(bits, c)
+    return n
 
 
 cdef void end_turn(Survive* s) noexcept nogil:
@@ -706,7 +759,7 @@ cdef void settle(Survive* s) noexcept nogil:
             if kind == SERPENT:
                 # Sea Serpent: eliminates Rafts and all Adventurers.
                 eliminate_all_at(s, cell)
-                s.raft[cell] = 0
+                set_raft(s, cell, False)
                 s.aboard_at[cell] = 0
                 continue
             if s.react_type != kind or s.react_cell != cell:
@@ -771,17 +824,19 @@ cdef void settle(Survive* s) noexcept nogil:
 # ---------------------------------------------------------------------------------------------------------------------
 # Legal actions
 # ---------------------------------------------------------------------------------------------------------------------
-cdef int compare_actions(const void* a, const void* b) noexcept nogil:
-    cdef int32_t x = (<const int32_t*>a)[0]
-    cdef int32_t y = (<const int32_t*>b)[0]
-    return (x > y) - (x < y)
-
-
 cdef int sort_unique(int32_t* out, int n) noexcept nogil:
-    cdef int i, k = 0
+    """Ascending, without repeats. The generators emit nearly in id order, so insertion sort is close to linear."""
+    cdef int i, j, k = 0
+    cdef int32_t x
     if n == 0:
         return 0
-    qsort(out, n, sizeof(int32_t), compare_actions)
+    for i in range(1, n):
+        x = out[i]
+        j = i - 1
+        while j >= 0 and out[j] > x:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = x
     for i in range(1, n):
         if out[i] != out[k]:
             k += 1
@@ -808,7 +863,7 @@ cdef int gen_setup_adventurers(const Survive* s, int32_t* out) noexcept nogil:
             if not has_value[k]:
                 continue
             for i in range(NUM_SLOTS):
-                c = SLOT_CELL[i]
+                c = SLOTS_ASCENDING[i]
                 if s.adv_at[c] == crowd:
                     out[n] = act(K_PLACE_ADV, 0, colour, k, 0, NO_NODE, c)
                     n += 1
@@ -881,63 +936,137 @@ cdef int gen_dolphin_steps(const Survive* s, int kind, int sub, int colour, int 
 
 cdef int gen_creature_moves(const Survive* s, int kind, int32_t* out) noexcept nogil:
     cdef int n = 0
-    cdef int c, k, m
+    cdef int k, m
     cdef uint8_t dest[64]
-    for c in range(NUM_CELLS):
-        if not s.creatures[c][kind]:
-            continue
-        m = creature_destinations(s, kind, c, NO_NODE, dest)
-        for k in range(m):
-            out[n] = act(K_MOVE_CREATURE, kind, 0, 0, 0, c, dest[k])
-            n += 1
+    cdef int c = next_bit(s.creature_bits, -1)
+    while c >= 0:
+        if s.creatures[c][kind]:
+            m = creature_destinations(s, kind, c, NO_NODE, dest)
+            for k in range(m):
+                out[n] = act(K_MOVE_CREATURE, kind, 0, 0, 0, c, dest[k])
+                n += 1
+        c = next_bit(s.creature_bits, c)
     return n
 
 
-cdef int gen_action_phase(const Survive* s, int32_t* out) noexcept nogil:
-    cdef int n = 0
-    cdef int seat = s.active
+cdef int own_meeples_by_key(const Survive* s, int seat, int* order) noexcept nogil:
+    """The seat's Adventurers on the board, ordered as their action ids order them (aboard, colour, value, swum,
+    cell); returns how many."""
     cdef int lo = first_colour(s, seat) * MEEPLES_PER_COLOUR
     cdef int hi = lo + colours_per_seat(s) * MEEPLES_PER_COLOUR
-    cdef int i, c, k, land, kind
+    cdef int keys[2 * MEEPLES_PER_COLOUR]
+    cdef int n = 0
+    cdef int i, j, key, idx
     cdef const Meeple* m
+    for i in range(lo, hi):
+        m = &s.meeple[i]
+        if m.status != ST_BOARD:
+            continue
+        key = (m.aboard << 20) | ((i // MEEPLES_PER_COLOUR) << 16) | (m.value << 12) | (m.swum << 8) | m.cell
+        j = n - 1
+        while j >= 0 and keys[j] > key:
+            keys[j + 1] = keys[j]
+            order[j + 1] = order[j]
+            j -= 1
+        keys[j + 1] = key
+        order[j + 1] = i
+        n += 1
+    return n
+
+
+cdef void raft_control(const Survive* s, int seat, uint8_t* controlled) noexcept nogil:
+    """``controlled[c]`` for every cell: a Raft there that ``seat`` may move (empty, or at least as many of its
+    Adventurers aboard as any opponent's)."""
+    cdef int cells[NUM_RAFTS]
+    cdef int counts[NUM_RAFTS][MAX_SEATS]
+    cdef int rafts = 0
+    cdef int c, i, k, p
+    cdef const Meeple* m
+    memcpy(controlled, s.raft, NUM_CELLS)
+    c = next_bit(s.raft_bits, -1)
+    while c >= 0:
+        if s.aboard_at[c]:
+            cells[rafts] = c
+            for p in range(MAX_SEATS):
+                counts[rafts][p] = 0
+            rafts += 1
+        c = next_bit(s.raft_bits, c)
+    if rafts == 0:
+        return
+    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+        m = &s.meeple[i]
+        if m.status == ST_BOARD and m.aboard:
+            for k in range(rafts):
+                if cells[k] == m.cell:
+                    counts[k][seat_of_colour(s, i // MEEPLES_PER_COLOUR)] += 1
+                    break
+    for k in range(rafts):
+        for p in range(s.num_players):
+            if counts[k][p] > counts[k][seat]:
+                controlled[cells[k]] = 0
+
+
+cdef int gen_action_phase(const Survive* s, int32_t* out) noexcept nogil:
+    """Every Action-phase option, emitted in ascending id order (kinds 2, 3, 4, 8..12) so sorting is nearly free."""
+    cdef int n = 0
+    cdef int seat = s.active
+    cdef int order[2 * MEEPLES_PER_COLOUR]
+    cdef uint8_t controlled[NUM_CELLS]
+    cdef int mine = own_meeples_by_key(s, seat, order)
+    cdef int i, k, c, land, kind
+    cdef const Meeple* m
+    cdef const Meeple* prev
+    raft_control(s, seat, controlled)
+    if s.moves_left > 0:
+        for k in range(mine):
+            m = &s.meeple[order[k]]
+            if k > 0:
+                prev = &s.meeple[order[k - 1]]
+                if (prev.aboard == m.aboard and prev.value == m.value and prev.swum == m.swum
+                        and prev.cell == m.cell and order[k - 1] // MEEPLES_PER_COLOUR == order[k] // MEEPLES_PER_COLOUR):
+                    continue                          # an identical meeple: the same moves
+            n += gen_adventurer_moves(s, order[k], out + n)
+        c = next_bit(s.raft_bits, -1)
+        while c >= 0:
+            if controlled[c]:
+                n += gen_raft_steps(s, K_MOVE_RAFT, 0, c, out + n)
+            c = next_bit(s.raft_bits, c)
     out[n] = act(K_END, 0, 0, 0, 0, 0, 0)
     n += 1
-    if s.moves_left > 0:
-        for i in range(lo, hi):
-            if s.meeple[i].status == ST_BOARD:
-                n += gen_adventurer_moves(s, i, out + n)
-    for c in range(NUM_CELLS):
-        if s.raft[c] and controls_raft(s, seat, c):
-            if s.moves_left > 0:
-                n += gen_raft_steps(s, K_MOVE_RAFT, 0, c, out + n)
-            if s.held[seat][0][BK_PADDLES - FIRST_ABILITY]:
+    if s.held[seat][0][BK_PADDLES - FIRST_ABILITY]:
+        c = next_bit(s.raft_bits, -1)
+        while c >= 0:
+            if controlled[c]:
                 n += gen_raft_steps(s, K_PADDLES, 0, c, out + n)
+            c = next_bit(s.raft_bits, c)
     for land in range(2):
         if s.held[seat][land][BK_DOLPHIN - FIRST_ABILITY]:
-            for i in range(lo, hi):
-                m = &s.meeple[i]
-                if m.status == ST_BOARD and not m.aboard and s.terrain[m.cell] == WATER:
-                    n += gen_dolphin_steps(s, K_DOLPHIN, land, i // MEEPLES_PER_COLOUR, m.value, m.swum, m.cell,
-                                           out + n)
+            for k in range(mine):
+                m = &s.meeple[order[k]]
+                if not m.aboard and s.terrain[m.cell] == WATER:
+                    n += gen_dolphin_steps(s, K_DOLPHIN, land, order[k] // MEEPLES_PER_COLOUR, m.value, m.swum,
+                                           m.cell, out + n)
+    if s.held[seat][1][BK_DIVE - FIRST_ABILITY]:
+        # Dive: move any Creature on the board to any empty Water space.
+        for kind in range(3):
+            for c in range(NUM_CELLS):
+                if not s.creatures[c][kind]:
+                    continue
+                for i in range(NUM_CELLS):
+                    if i != c and s.terrain[i] == WATER and cell_is_empty(s, i):
+                        out[n] = act(K_DIVE, kind, 0, 0, 0, c, i)
+                        n += 1
+    for land in range(2):
         if s.held[seat][land][BK_DIE - FIRST_ABILITY]:
             out[n] = act(K_DIE, land, 0, 0, 0, 0, 0)
             n += 1
+    for land in range(2):
         if s.held[seat][land][BK_REPELLENT - FIRST_ABILITY]:
             # Repellent in one's own Action phase: an own Adventurer shares the space with a Shark or a Kaiju.
-            for c in range(NUM_CELLS):
-                for kind in range(SHARK, KAIJU + 1):
+            for kind in range(SHARK, KAIJU + 1):
+                for c in range(NUM_CELLS):
                     if s.creatures[c][kind] and seat_concerned(s, seat, KAIJU, c):
                         out[n] = act(K_REPEL, land, 0, kind, 0, c, 0)
-                        n += 1
-    if s.held[seat][1][BK_DIVE - FIRST_ABILITY]:
-        # Dive: move any Creature on the board to any empty Water space.
-        for c in range(NUM_CELLS):
-            for kind in range(3):
-                if not s.creatures[c][kind]:
-                    continue
-                for k in range(NUM_CELLS):
-                    if k != c and s.terrain[k] == WATER and cell_is_empty(s, k):
-                        out[n] = act(K_DIVE, kind, 0, 0, 0, c, k)
                         n += 1
     return n
 
@@ -1047,13 +1176,7 @@ cdef int s_legal_actions(const void* p, int32_t* out) noexcept nogil:
     elif s.phase == PH_CREATURE or s.phase == PH_DIE_MOVE:
         n = gen_creature_moves(s, s.die_type, out)
     elif s.phase == PH_SUMMON:
-        for c in range(NUM_CELLS):
-            if c == s.effect_cell:
-                continue
-            if (s.summon_type == SUMMON_RAFT and s.raft[c] and s.aboard_at[c] == 0) or (
-                    s.summon_type != SUMMON_RAFT and s.creatures[c][s.summon_type]):
-                out[n] = act(K_SUMMON, s.summon_type, 0, 0, 0, c, s.effect_cell)
-                n += 1
+        n = gen_summons(s, out)
     return sort_unique(out, n)
 
 
@@ -1102,9 +1225,9 @@ cdef int32_t s_sample_chance(const void* p, Rng* rng) noexcept nogil:
 # ---------------------------------------------------------------------------------------------------------------------
 cdef void creature_arrives(Survive* s, int kind, int frm, int to) noexcept nogil:
     if frm != NO_NODE:
-        s.creatures[frm][kind] -= 1
+        add_creature(s, frm, kind, -1)
     if to != NO_NODE:
-        s.creatures[to][kind] += 1
+        add_creature(s, to, kind, 1)
 
 
 cdef void apply_effect(Survive* s, int back) noexcept nogil:
@@ -1117,7 +1240,7 @@ cdef void apply_effect(Survive* s, int back) noexcept nogil:
         if kind == SHARK and has_kaiju(s, c):
             return                                   # FAQ: only a Kaiju can come into play on a Kaiju's space
         if on_board_count(s, kind) < SUPPLY[kind]:
-            s.creatures[c][kind] += 1
+            add_creature(s, c, kind, 1)
         elif not (kind == KAIJU and has_kaiju(s, c)):
             s.summon_type = kind                     # all on the board: move one onto this space
             s.phase = PH_SUMMON
@@ -1125,7 +1248,7 @@ cdef void apply_effect(Survive* s, int back) noexcept nogil:
         if has_kaiju(s, c):
             return
         if on_board_count(s, SUMMON_RAFT) < NUM_RAFTS:
-            s.raft[c] = 1
+            set_raft(s, c, True)
         else:
             s.summon_type = SUMMON_RAFT              # FAQ: supply depleted, move an empty Raft here
             s.phase = PH_SUMMON
@@ -1162,7 +1285,7 @@ cdef void s_apply(void* p, int32_t a) noexcept nogil:
             s.setup_count = 0
         s.active = s.setup_count % s.num_players
     elif kind == K_PLACE_RAFT:
-        s.raft[to] = 1
+        set_raft(s, to, True)
         s.setup_count += 1
         s.active = s.setup_count % s.num_players
         if s.setup_count == s.num_players * (4 if s.num_players == 2 else 2):
@@ -1866,7 +1989,7 @@ cdef class SurviveState(State):
             c = _optional_node(name, f"rafts[{k}]")
             if c >= FIRST_RESCUE or s.terrain[c] != WATER or s.raft[c]:
                 raise InvalidObservation(f"rafts[{k}]", f"{name} is not a free water cell")
-            s.raft[c] = 1
+            set_raft(s, c, True)
         creatures = data.get("creatures", {})
         if not isinstance(creatures, dict):
             raise InvalidObservation("creatures", "expected {serpent: [...], shark: [...], kaiju: [...]}")
@@ -1878,7 +2001,7 @@ cdef class SurviveState(State):
                 c = _optional_node(name, f"creatures.{CREATURE_NAMES[kind]}[{k}]")
                 if c >= FIRST_RESCUE or s.terrain[c] == VOLCANO or (kind != KAIJU and s.terrain[c] != WATER):
                     raise InvalidObservation(f"creatures.{CREATURE_NAMES[kind]}[{k}]", f"{name}: not a legal cell")
-                s.creatures[c][kind] += 1
+                add_creature(s, c, kind, 1)
         revealed = data.get("revealed", {})
         for land in range(3):
             row = revealed.get(LAND_NAMES[land], {}) if isinstance(revealed, dict) else None
@@ -2148,7 +2271,7 @@ def new_game(int players=4, long seed=0, str hourglass="beach_forest", layout=No
     for k in range(NUM_SLOTS):
         s.terrain[SLOT_CELL[k]] = " bfm".index(layout[k])
     for k in range(5):
-        s.creatures[SERPENT_START[k]][SERPENT] += 1
+        add_creature(s, SERPENT_START[k], SERPENT, 1)
     # Meeples of a colour are stored in a seeded random order, so storage order says nothing about values.
     order = _random.Random(seed + 1)
     for colour in range(s.num_colours):
