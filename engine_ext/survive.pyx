@@ -1022,8 +1022,8 @@ cdef int gen_action_phase(const Survive* s, int32_t* out) noexcept nogil:
             m = &s.meeple[order[k]]
             if k > 0:
                 prev = &s.meeple[order[k - 1]]
-                if (prev.aboard == m.aboard and prev.value == m.value and prev.swum == m.swum
-                        and prev.cell == m.cell and order[k - 1] // MEEPLES_PER_COLOUR == order[k] // MEEPLES_PER_COLOUR):
+                if (prev.aboard == m.aboard and prev.value == m.value and prev.swum == m.swum and prev.cell == m.cell
+                        and order[k - 1] // MEEPLES_PER_COLOUR == order[k] // MEEPLES_PER_COLOUR):
                     continue                          # an identical meeple: the same moves
             n += gen_adventurer_moves(s, order[k], out + n)
         c = next_bit(s.raft_bits, -1)
