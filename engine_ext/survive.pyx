@@ -956,7 +956,7 @@ cdef int own_meeples_by_key(const Survive* s, int seat, int* order) noexcept nog
     cdef int hi = lo + colours_per_seat(s) * MEEPLES_PER_COLOUR
     cdef int keys[2 * MEEPLES_PER_COLOUR]
     cdef int n = 0
-    cdef int i, j, key, idx
+    cdef int i, j, key
     cdef const Meeple* m
     for i in range(lo, hi):
         m = &s.meeple[i]
