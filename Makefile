@@ -31,7 +31,7 @@ bench: $(VENV)/.stamp-install
 	$(PY) benchmarks/speed.py
 
 lint: $(VENV)/.stamp-install
-	PATH=$(VENV)/bin:$$PATH; ruff check . && ruff format --check . && cython-lint --max-line-length 120 engine_ext
+	PATH=$(VENV)/bin:$$PATH; ruff check . && ruff format --check . && cython-lint --max-line-length 120 engine_ext search
 
 clean:
 	rm -rf $(VENV) build *.egg-info atoll/v1 engine_ext/*.c engine_ext/*.so search/*.c search/*.so

@@ -31,6 +31,7 @@ MODULES = [
     "engine_ext.kuhn_poker",
     "engine_ext.leduc_poker",
     "engine_ext.survive",
+    "search.mcts",
 ]
 
 

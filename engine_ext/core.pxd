@@ -59,6 +59,7 @@ ctypedef void (*returns_fn)(const void* s, double* out) noexcept nogil
 ctypedef void (*scores_fn)(const void* s, int32_t* out) noexcept nogil
 ctypedef void (*determinize_fn)(void* s, int seat, Rng* rng) noexcept nogil
 ctypedef int32_t (*observed_action_fn)(const void* s, int32_t action, int seat) noexcept nogil
+ctypedef void (*utility_bounds_fn)(const void* s, double* lowest, double* highest) noexcept nogil
 
 
 cdef struct GameVTable:
@@ -77,6 +78,8 @@ cdef struct GameVTable:
     scores_fn scores
     determinize_fn determinize            # resample every fact hidden from seat, from its observation only
     observed_action_fn observed_action    # what seat (NO_SEAT: an uninvolved seat) sees of action taken in s
+    utility_bounds_fn utility_bounds      # the range of returns(), to scale rewards to [0, 1] for the search
+    returns_fn heuristic                  # optional (NULL): estimated returns scaled to [0, 1], for cut-off playouts
 
 
 cdef inline void clone_into(const GameVTable* vt, void* dst, const void* src) noexcept nogil:

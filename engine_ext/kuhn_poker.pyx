@@ -214,6 +214,12 @@ cdef int32_t k_observed_action(const void* s, int32_t action, int seat) noexcept
     return action
 
 
+cdef void k_utility_bounds(const void* s, double* lowest, double* highest) noexcept nogil:
+    """Everybody bets: a loser pays 2, the winner collects 2 from each other seat."""
+    lowest[0] = -2
+    highest[0] = 2 * ((<const Kuhn*>s).num_players - 1)
+
+
 cdef GameVTable KUHN_TABLE
 KUHN_TABLE.name = b"kuhn_poker"
 KUHN_TABLE.state_size = sizeof(Kuhn)
@@ -230,6 +236,8 @@ KUHN_TABLE.returns = k_returns
 KUHN_TABLE.scores = k_scores
 KUHN_TABLE.determinize = k_determinize
 KUHN_TABLE.observed_action = k_observed_action
+KUHN_TABLE.utility_bounds = k_utility_bounds
+KUHN_TABLE.heuristic = NULL
 
 ACTION_NAMES = ("Pass", "Bet")
 

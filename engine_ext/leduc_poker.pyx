@@ -312,6 +312,12 @@ cdef int32_t l_observed_action(const void* s, int32_t action, int seat) noexcept
     return action
 
 
+cdef void l_utility_bounds(const void* s, double* lowest, double* highest) noexcept nogil:
+    """OpenSpiel's MinUtility / MaxUtility: 2 raises of 2 and 2 of 4 plus the ante, per opponent for the winner."""
+    lowest[0] = -(MAX_RAISES * FIRST_RAISE + MAX_RAISES * SECOND_RAISE + 1)
+    highest[0] = ((<const Leduc*>s).num_players - 1) * (MAX_RAISES * FIRST_RAISE + MAX_RAISES * SECOND_RAISE + 1)
+
+
 cdef GameVTable LEDUC_TABLE
 LEDUC_TABLE.name = b"leduc_poker"
 LEDUC_TABLE.state_size = sizeof(Leduc)
@@ -328,6 +334,8 @@ LEDUC_TABLE.returns = l_returns
 LEDUC_TABLE.scores = l_scores
 LEDUC_TABLE.determinize = l_determinize
 LEDUC_TABLE.observed_action = l_observed_action
+LEDUC_TABLE.utility_bounds = l_utility_bounds
+LEDUC_TABLE.heuristic = NULL
 
 ACTION_NAMES = ("Fold", "Call", "Raise")
 

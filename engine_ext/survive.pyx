@@ -44,6 +44,7 @@ import re
 from importlib import resources
 
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
+from libc.math cimport exp, pow
 from libc.string cimport memcpy, memset
 
 from engine_ext.core cimport (
@@ -169,6 +170,7 @@ cdef uint8_t SLOT_CELL[NUM_SLOTS]      # island_slots order (the ``layout`` opti
 cdef uint8_t SLOTS_ASCENDING[NUM_SLOTS]
 cdef uint8_t IS_SLOT[NUM_CELLS]
 cdef uint8_t SERPENT_START[5]
+cdef uint8_t RESCUE_DISTANCE[NUM_NODES]      # steps to the nearest Rescue Island, ignoring what stands between
 
 # Tile backs per land type (rulebook, "Tile Descriptions"); rows beach, forest, mountain.
 cdef uint8_t BACKS[3][NUM_BACKS]
@@ -226,6 +228,16 @@ def _load_board():
         SLOTS_ASCENDING[k] = c
     for k, c in enumerate(data["serpent_starts"]):
         SERPENT_START[k] = index[tuple(c)]
+    distance = {FIRST_RESCUE + k: 0 for k in range(4)}
+    frontier = list(distance)
+    while frontier:
+        node = frontier.pop(0)
+        for n in neighbours[node]:
+            if n not in distance:
+                distance[n] = distance[node] + 1
+                frontier.append(n)
+    for node in range(NUM_NODES):
+        RESCUE_DISTANCE[node] = distance[node]
     return cells, index, data
 
 
@@ -1565,6 +1577,42 @@ cdef int32_t s_observed_action(const void* p, int32_t a, int seat) noexcept nogi
     return a
 
 
+cdef void s_utility_bounds(const void* p, double* lowest, double* highest) noexcept nogil:
+    lowest[0] = 0.0
+    highest[0] = 1.0
+
+
+cdef void s_heuristic(const void* p, double* out) noexcept nogil:
+    """Win shares estimated from treasure: rescued values count in full, an Adventurer on the board counts its value
+    discounted by 0.85 per space between it and the nearest Rescue Island; a softmax (4 points per e) turns the
+    estimates into shares summing to 1."""
+    cdef const Survive* s = <const Survive*>p
+    cdef double estimate[MAX_SEATS]
+    cdef double total = 0.0, best = -1.0
+    cdef int i, seat
+    cdef const Meeple* m
+    if s.phase == PH_OVER:
+        s_returns(p, out)
+        return
+    for seat in range(s.num_players):
+        estimate[seat] = 0.0
+    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+        m = &s.meeple[i]
+        seat = seat_of_colour(s, i // MEEPLES_PER_COLOUR)
+        if m.status == ST_RESCUED:
+            estimate[seat] += m.value
+        elif m.status == ST_BOARD:
+            estimate[seat] += m.value * pow(0.85, RESCUE_DISTANCE[m.cell])
+    for seat in range(s.num_players):
+        if estimate[seat] > best:
+            best = estimate[seat]
+    for seat in range(s.num_players):
+        out[seat] = exp((estimate[seat] - best) / 4.0)
+        total += out[seat]
+    for seat in range(s.num_players):
+        out[seat] /= total
+
+
 cdef GameVTable SURVIVE_TABLE
 SURVIVE_TABLE.name = b"survive"
 SURVIVE_TABLE.state_size = sizeof(Survive)
@@ -1581,6 +1629,8 @@ SURVIVE_TABLE.returns = s_returns
 SURVIVE_TABLE.scores = s_scores
 SURVIVE_TABLE.determinize = s_determinize
 SURVIVE_TABLE.observed_action = s_observed_action
+SURVIVE_TABLE.utility_bounds = s_utility_bounds
+SURVIVE_TABLE.heuristic = s_heuristic
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -2418,3 +2468,41 @@ def _fill_held(held, int seat, revealed):
                 row[choice] += 1
             filled[p][name] = row
     return filled
+
+
+def belief_summary(worlds, int seat):
+    """From sampled worlds: for each other colour's Adventurer on the board (by cell), the distribution of its
+    treasure value; for each other seat, how often it holds each Ability type."""
+    adventurers = {}
+    abilities = {}
+    n = len(worlds)
+    for world in worlds:
+        obs_colours = json.loads(world.to_json())["adventurers"]
+        players = world.num_players()
+        for colour, entries in enumerate(obs_colours):
+            owner = colour // 2 if players == 2 else colour
+            if owner == seat:
+                continue
+            for entry in entries:
+                if entry["status"] != "board":
+                    continue
+                where = ("raft@" if entry["aboard"] else "") + entry["cell"]
+                dist = adventurers.setdefault(COLOUR_NAMES[colour], {}).setdefault(where, {})
+                dist[entry["value"]] = dist.get(entry["value"], 0) + 1
+        for other in range(players):
+            if other == seat:
+                continue
+            held = world.private_info(other).get("abilities", {})
+            row = abilities.setdefault(f"seat {other}", {})
+            for name, count in held.items():
+                row[name] = row.get(name, 0) + count
+    for cells in adventurers.values():
+        for where, dist in cells.items():
+            total = sum(dist.values())
+            cells[where] = {str(v): round(c / total, 4) for v, c in sorted(dist.items())}
+    return {
+        "treasure_values": adventurers,
+        "abilities": {seat_name: {k: round(v / n, 4) for k, v in sorted(row.items())}
+                      for seat_name, row in abilities.items() if row},
+        "worlds": n,
+    }

@@ -1,0 +1,232 @@
+"""The search: forced wins, legality, no cheating, determinism, budgets, threads, errors."""
+
+import random
+import threading
+import time
+
+import pytest
+from survive_positions import position
+
+import engine_ext
+import search
+
+TREE_ALGORITHMS = ("ismcts", "pimc", "flat", "greedy", "random")
+
+
+def kuhn(*actions):
+    state = engine_ext.new_game("kuhn_poker", 2)
+    for a in actions:
+        state.apply(a if isinstance(a, int) else state.string_to_action(a))
+    return state
+
+
+def leduc(*actions):
+    state = engine_ext.new_game("leduc_poker", 2)
+    for a in actions:
+        state.apply(a if isinstance(a, int) else state.string_to_action(a))
+    return state
+
+
+# --- Finding the forced win -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("algorithm", ["ismcts", "pimc", "flat"])
+def test_kuhn_king_calls_a_bet_it_cannot_lose(algorithm):
+    state = kuhn(0, 2, "Bet")
+    assert search.suggest(state, 1, iterations=2000, algorithm=algorithm).best.text == "Bet"
+
+
+@pytest.mark.parametrize("algorithm", ["ismcts", "pimc", "flat"])
+def test_kuhn_jack_folds_to_a_bet_it_cannot_win(algorithm):
+    state = kuhn(2, 0, "Bet")
+    assert search.suggest(state, 1, iterations=2000, algorithm=algorithm).best.text == "Pass"
+
+
+def test_leduc_pair_facing_a_raise_never_folds():
+    state = leduc(0, 4, "Call", "Call", 1)
+    result = search.suggest(state, 0, iterations=3000)
+    assert result.best.text == "Raise", "seat 0 holds the pair of jacks: the best hand, so it bets"
+    state.apply_string("Raise")
+    state.apply_string("Raise")
+    assert search.suggest(state, 0, iterations=3000).best.text in ("Call", "Raise")
+
+
+def test_survive_rescues_the_last_adventurer_for_the_win():
+    state = position(
+        adventurers={"red": [("(-2,-5)", 5)]}, rescued={"green": [("SE", 4)]}, creatures={"shark": ["(-3,-4)"]}
+    )
+    result = search.suggest(state, 0, iterations=3000)
+    assert result.best.text == "move red:5 (-2,-5)->NW"
+    # Green's rescued value is hidden from seat 0: a 5 (2 of its 10 values) would tie, so 0.8 + 0.2 / 2.
+    assert result.best.win_prob == pytest.approx(0.9, abs=0.03)
+
+
+def test_survive_does_not_swim_into_a_serpent():
+    state = position(
+        adventurers={"red": [("(5,-3)", 5), ("(0,5)", 1)]},
+        rescued={"green": [("SE", 1)]},
+        creatures={"serpent": ["(6,-3)"]},
+    )
+    result = search.suggest(state, 0, iterations=2000, algorithm="greedy")
+    assert all(m.text != "move red:5 (5,-3)->(6,-3)" for m in result.moves[:1])
+
+
+# --- Legality ------------------------------------------------------------------------------------------------------
+def random_decision_positions(name, players, count, seed):
+    rng = random.Random(seed)
+    positions = []
+    state = engine_ext.new_game(name, players, seed=seed)
+    while len(positions) < count:
+        if state.is_terminal():
+            state = engine_ext.new_game(name, players, seed=rng.getrandbits(30))
+        if state.current_player() == engine_ext.CHANCE:
+            outcomes = state.chance_outcomes()
+            state.apply(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
+            continue
+        positions.append(state.clone())
+        state.apply(rng.choice(state.legal_actions()))
+    return positions
+
+
+@pytest.mark.parametrize("name", engine_ext.GAMES)
+def test_never_returns_an_illegal_action(name):
+    players = 3 if name == "survive" else 2
+    count = 300 if name == "survive" else 700
+    for k, state in enumerate(random_decision_positions(name, players, count, seed=17)):
+        seat = state.current_player()
+        algorithm = TREE_ALGORITHMS[k % len(TREE_ALGORITHMS)]
+        result = search.suggest(state, seat, iterations=24, algorithm=algorithm, seed=k, top_k=3)
+        legal = set(state.legal_actions())
+        assert result.best.action in legal
+        assert all(m.action in legal for m in result.moves)
+        assert result.best.text == state.action_to_string(result.best.action)
+
+
+# --- The bot does not cheat -------------------------------------------------------------------------------------------
+def comparable(result):
+    return [(m.action, m.visits, round(m.value, 9), round(m.win_prob, 9)) for m in result.moves], result.stats["nodes"]
+
+
+@pytest.mark.parametrize("name", engine_ext.GAMES)
+def test_search_reads_only_the_seats_observation(name):
+    players = 3 if name == "survive" else 2
+    positions = random_decision_positions(name, players, 60, seed=5)
+    for state in positions[::12]:
+        seat = state.current_player()
+        other_world = state.determinize(seat, 987)  # same observation, other hidden facts
+        assert other_world.observation(seat) == state.observation(seat)
+        for algorithm in ("ismcts", "pimc", "flat"):
+            a = search.suggest(state, seat, iterations=300, seed=4, algorithm=algorithm)
+            b = search.suggest(other_world, seat, iterations=300, seed=4, algorithm=algorithm)
+            assert comparable(a) == comparable(b), f"{name}: {algorithm} depends on hidden facts"
+            assert a.belief == b.belief
+
+
+def test_the_stateless_path_gives_the_same_result_as_the_state():
+    state = random_decision_positions("survive", 4, 80, seed=2)[-1]
+    seat = state.current_player()
+    from_state = search.suggest(state, seat, iterations=400, seed=9)
+    from_view = search.suggest(state.observation(seat), seat, iterations=400, seed=9)
+    assert comparable(from_state) == comparable(from_view)
+
+
+def test_cheat_is_refused_unless_explicitly_allowed():
+    state = kuhn(0, 2)
+    with pytest.raises(ValueError, match="only for benchmarks"):
+        search.suggest(state, 0, algorithm="cheat")
+    assert search.suggest(state, 0, algorithm="cheat", allow_cheat=True, iterations=200).best.action in (0, 1)
+
+
+# --- Determinism, budgets, cancellation, threads --------------------------------------------------------------------
+@pytest.mark.parametrize("algorithm", ["ismcts", "pimc", "flat", "greedy", "random"])
+def test_same_seed_and_iterations_give_the_same_result(algorithm):
+    state = random_decision_positions("survive", 4, 30, seed=3)[-1]
+    seat = state.current_player()
+    a = search.suggest(state, seat, iterations=500, seed=11, algorithm=algorithm)
+    b = search.suggest(state, seat, iterations=500, seed=11, algorithm=algorithm)
+    assert comparable(a) == comparable(b) and a.best.pv == b.best.pv
+
+
+def test_threads_with_an_iteration_budget_are_deterministic_too():
+    state = engine_ext.new_game("survive", 4, seed=1)
+    a = search.suggest(state, 0, iterations=2000, seed=5, threads=2)
+    b = search.suggest(state, 0, iterations=2000, seed=5, threads=2)
+    assert comparable(a) == comparable(b) and a.stats["iterations"] == 2000
+
+
+def test_time_budget_stops_near_the_deadline():
+    state = engine_ext.new_game("survive", 4, seed=1)
+    started = time.perf_counter()
+    result = search.suggest(state, 0, time_ms=100)
+    elapsed = (time.perf_counter() - started) * 1000
+    assert result.stats["iterations"] > 0
+    assert elapsed < 100 + 150, f"took {elapsed:.0f} ms for a 100 ms budget"
+
+
+def test_cancel_stops_the_search_and_returns_the_best_so_far():
+    state = engine_ext.new_game("survive", 4, seed=1)
+    control = search.Control()
+    results = []
+    worker = threading.Thread(target=lambda: results.append(search.suggest(state, 0, time_ms=30_000, control=control)))
+    worker.start()
+    time.sleep(0.2)
+    cancelled_at = time.perf_counter()
+    control.cancel()
+    worker.join(timeout=5)
+    assert not worker.is_alive()
+    assert (time.perf_counter() - cancelled_at) < 0.1
+    assert results[0].stats["cancelled"] and results[0].stats["iterations"] > 0
+    assert results[0].best.action in state.legal_actions()
+
+
+def test_more_threads_give_more_iterations_in_the_same_time():
+    state = engine_ext.new_game("survive", 4, seed=1)
+    one = search.suggest(state, 0, time_ms=400, threads=1).stats["iterations"]
+    two = search.suggest(state, 0, time_ms=400, threads=2).stats["iterations"]
+    assert two > 1.3 * one, f"1 thread: {one}, 2 threads: {two}"
+
+
+# --- Results --------------------------------------------------------------------------------------------------------
+def test_result_ranks_by_visits_and_reports_statistics():
+    state = engine_ext.new_game("survive", 4, seed=1)
+    result = search.suggest(state, 0, iterations=3000, top_k=4)
+    visits = [m.visits for m in result.moves]
+    assert visits == sorted(visits, reverse=True) and len(result.moves) == 4
+    best = result.best
+    assert best.pv[0] == best.text and len(best.pv) > 1
+    assert len(best.values) == 4 and 0 <= best.win_prob <= 1
+    stats = result.stats
+    assert stats["iterations"] == 3000 and stats["worlds_sampled"] == 3000 and stats["nodes"] > 0
+    assert stats["elapsed_ms"] > 0 and stats["iterations_per_s"] > 0
+
+
+def test_belief_summary_describes_other_seats_hidden_values():
+    state = random_decision_positions("survive", 3, 60, seed=8)[-1]
+    seat = state.current_player()
+    belief = search.suggest(state, seat, iterations=50).belief
+    for cells in belief["treasure_values"].values():
+        for dist in cells.values():
+            assert sum(dist.values()) == pytest.approx(1.0, abs=1e-3)
+            assert set(dist) <= {"1", "2", "3", "4", "5"}
+    poker = search.suggest(kuhn(0, 2), 0, iterations=50).belief
+    assert poker == {"seat 1": {"card": {"1": pytest.approx(0.5, abs=0.2), "2": pytest.approx(0.5, abs=0.2)}}}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"algorithm": "minimax"}, "algorithm"),
+        ({"iterations": 0}, "iterations"),
+        ({"time_ms": -1}, "time_ms"),
+        ({"top_k": 0}, "top_k"),
+        ({"threads": 0}, "threads"),
+    ],
+)
+def test_bad_requests_name_the_field(kwargs, field):
+    with pytest.raises(ValueError, match=f"^{field}"):
+        search.suggest(kuhn(0, 2), 0, **kwargs)
+
+
+def test_a_seat_that_is_not_to_act_is_refused():
+    with pytest.raises(ValueError, match="seat 1 is not to act; seat 0 is"):
+        search.suggest(kuhn(0, 2), 1)
+    with pytest.raises(ValueError, match="chance"):
+        search.suggest(kuhn(0), 0)
