@@ -1,6 +1,6 @@
 # make run  : set everything up and run the main job
 # make test : set everything up and run the test suite
-# make bench: run the speed benchmarks (JSON on stdout)
+# make bench: run the engine and search speed benchmarks (JSON on stdout)
 # Each target creates .venv and (re)installs when a .pyx/.pxd/.proto/setup.py/pyproject.toml is newer than the stamp.
 
 PYTHON ?= python3
@@ -29,6 +29,7 @@ test: $(VENV)/.stamp-install
 
 bench: $(VENV)/.stamp-install
 	$(PY) benchmarks/speed.py
+	$(PY) benchmarks/search_speed.py
 
 lint: $(VENV)/.stamp-install
 	PATH=$(VENV)/bin:$$PATH; ruff check . && ruff format --check . && cython-lint --max-line-length 120 engine_ext search

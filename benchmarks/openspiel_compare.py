@@ -1,0 +1,181 @@
+"""Our ISMCTS against OpenSpiel's C++ ISMCTSBot on identical games (needs the ``compare`` extra: open_spiel).
+
+Usage: python benchmarks/openspiel_compare.py [--simulations 500] [--hands 2000] [--seed 0]
+Prints one JSON object:
+- ``speed``: iterations per second of both bots on Leduc poker at equal simulations per decision (one thread each;
+  ours timed by its own statistics, OpenSpiel's by wall clock around ``bot.step``);
+- ``head_to_head``: Leduc poker hands between the two, seats swapped every hand, our mean chips per hand with a 95%
+  confidence interval;
+- ``exploitability``: of each bot's policy on Kuhn poker (normalised visit counts at every information state),
+  computed by OpenSpiel.
+"""
+
+import argparse
+import json
+import math
+import random
+import statistics
+import time
+
+import pyspiel
+from open_spiel.python import policy as os_policy
+from open_spiel.python.algorithms import exploitability
+
+import engine_ext
+import search
+
+OPENSPIEL_UCT_C = 2.0  # OpenSpiel's examples; its rewards are raw chips
+
+
+def openspiel_bot(game, simulations: int, seed: int, final=pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT):
+    evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+    return pyspiel.ISMCTSBot(seed, evaluator, OPENSPIEL_UCT_C, simulations, -1, final, False, False)
+
+
+def leduc_decision_positions(count: int, seed: int):
+    """Pairs (ours, theirs) at decision nodes of random Leduc hands, identical histories."""
+    game = pyspiel.load_game("leduc_poker")
+    rng = random.Random(seed)
+    positions = []
+    while len(positions) < count:
+        theirs = game.new_initial_state()
+        ours = engine_ext.new_game("leduc_poker", 2)
+        while not theirs.is_terminal():
+            if theirs.is_chance_node():
+                action = rng.choice([a for a, _ in theirs.chance_outcomes()])
+            else:
+                positions.append((ours.clone(), theirs.clone()))
+                action = rng.choice(theirs.legal_actions())
+            theirs.apply_action(action)
+            ours.apply(action)
+    return game, positions[:count]
+
+
+def speed(simulations: int, seed: int, decisions: int = 60) -> dict:
+    game, positions = leduc_decision_positions(decisions, seed)
+    bot = openspiel_bot(game, simulations, seed)
+    started = time.perf_counter()
+    for _, theirs in positions:
+        bot.step(theirs)
+    theirs_rate = decisions * simulations / (time.perf_counter() - started)
+    ours_iterations = ours_ms = 0.0
+    started = time.perf_counter()
+    for k, (ours, _) in enumerate(positions):
+        stats = search.suggest(ours, ours.current_player(), iterations=simulations, seed=seed + k).stats
+        ours_iterations += stats["iterations"]
+        ours_ms += stats["elapsed_ms"]
+    ours_wall_rate = ours_iterations / (time.perf_counter() - started)
+    ours_rate = ours_iterations / (ours_ms / 1000.0)
+    return {
+        "game": "leduc_poker",
+        "simulations_per_decision": simulations,
+        "decisions": decisions,
+        "ours_search_iterations_per_s": round(ours_rate),
+        "ours_wall_clock_iterations_per_s": round(ours_wall_rate),
+        "openspiel_iterations_per_s": round(theirs_rate),
+        "ratio_wall_clock": round(ours_wall_rate / theirs_rate, 2),
+        "note": "wall clock: around suggest() (with its belief summary and ranking) and around bot.step()",
+    }
+
+
+def head_to_head(simulations: int, hands: int, seed: int) -> dict:
+    game = pyspiel.load_game("leduc_poker")
+    rng = random.Random(seed)
+    theirs_bot = openspiel_bot(game, simulations, seed)
+    results = []
+    for hand in range(hands):
+        our_seat = hand % 2
+        theirs = game.new_initial_state()
+        ours = engine_ext.new_game("leduc_poker", 2)
+        while not theirs.is_terminal():
+            if theirs.is_chance_node():
+                outcomes = theirs.chance_outcomes()
+                action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+            elif theirs.current_player() == our_seat:
+                action = search.suggest(ours, our_seat, iterations=simulations, seed=rng.getrandbits(32)).best.action
+            else:
+                action = theirs_bot.step(theirs)
+            theirs.apply_action(action)
+            ours.apply(action)
+        results.append(theirs.returns()[our_seat])
+    mean = statistics.fmean(results)
+    half_width = 1.96 * statistics.stdev(results) / math.sqrt(len(results))
+    return {
+        "game": "leduc_poker",
+        "hands": hands,
+        "simulations_per_decision": simulations,
+        "ours_mean_chips_per_hand": round(mean, 4),
+        "ci95": [round(mean - half_width, 4), round(mean + half_width, 4)],
+        "verdict": "ours better" if mean - half_width > 0 else "ours worse" if mean + half_width < 0 else "tied at 95%",
+    }
+
+
+def kuhn_policies(simulations: int, seed: int):
+    """Tabular policies of both bots: normalised visit counts at every Kuhn information state."""
+    game = pyspiel.load_game("kuhn_poker")
+    ours_policy = os_policy.TabularPolicy(game)
+    theirs_policy = os_policy.TabularPolicy(game)
+    theirs_bot = openspiel_bot(game, simulations, seed, pyspiel.ISMCTSFinalPolicyType.NORMALIZED_VISIT_COUNT)
+    seen = set()
+
+    def visit(theirs, ours):
+        if theirs.is_terminal():
+            return
+        if theirs.is_chance_node():
+            for action, _ in theirs.chance_outcomes():
+                child_ours = ours.clone()
+                child_ours.apply(action)
+                visit(theirs.child(action), child_ours)
+            return
+        key = theirs.information_state_string()
+        if key not in seen:
+            seen.add(key)
+            player = theirs.current_player()
+            result = search.suggest(ours, player, iterations=simulations, seed=seed, top_k=2)
+            total = sum(m.visits for m in result.moves)
+            row = ours_policy.policy_for_key(key)
+            row[:] = 0
+            for move in result.moves:
+                row[move.action] = move.visits / total
+            probabilities, _ = theirs_bot.step_with_policy(theirs)
+            row = theirs_policy.policy_for_key(key)
+            row[:] = 0
+            for action, p in probabilities:
+                row[action] = p
+        for action in theirs.legal_actions():
+            child_ours = ours.clone()
+            child_ours.apply(action)
+            visit(theirs.child(action), child_ours)
+
+    visit(game.new_initial_state(), engine_ext.new_game("kuhn_poker", 2))
+    return game, ours_policy, theirs_policy, len(seen)
+
+
+def kuhn_exploitability(simulations: int, seed: int) -> dict:
+    game, ours, theirs, states = kuhn_policies(simulations, seed)
+    return {
+        "game": "kuhn_poker",
+        "information_states": states,
+        "simulations_per_state": simulations,
+        "ours": round(exploitability.exploitability(game, ours), 4),
+        "openspiel_ismcts": round(exploitability.exploitability(game, theirs), 4),
+        "uniform_random": round(exploitability.exploitability(game, os_policy.UniformRandomPolicy(game)), 4),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--simulations", type=int, default=500)
+    parser.add_argument("--hands", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    report = {
+        "speed": speed(args.simulations, args.seed),
+        "head_to_head": head_to_head(args.simulations, args.hands, args.seed),
+        "exploitability": kuhn_exploitability(args.simulations * 4, args.seed),
+    }
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
