@@ -60,6 +60,7 @@ ctypedef void (*scores_fn)(const void* s, int32_t* out) noexcept nogil
 ctypedef void (*determinize_fn)(void* s, int seat, Rng* rng) noexcept nogil
 ctypedef int32_t (*observed_action_fn)(const void* s, int32_t action, int seat) noexcept nogil
 ctypedef void (*utility_bounds_fn)(const void* s, double* lowest, double* highest) noexcept nogil
+ctypedef int32_t (*playout_fn)(const void* s, const int32_t* legal, int n, Rng* rng) noexcept nogil
 
 
 cdef struct GameVTable:
@@ -80,6 +81,7 @@ cdef struct GameVTable:
     observed_action_fn observed_action    # what seat (NO_SEAT: an uninvolved seat) sees of action taken in s
     utility_bounds_fn utility_bounds      # the range of returns(), to scale rewards to [0, 1] for the search
     returns_fn heuristic                  # optional (NULL): estimated returns scaled to [0, 1], for cut-off playouts
+    playout_fn playout_action             # optional (NULL: uniform): a light policy choosing among legal in playouts
 
 
 cdef inline void clone_into(const GameVTable* vt, void* dst, const void* src) noexcept nogil:

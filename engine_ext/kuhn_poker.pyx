@@ -238,6 +238,7 @@ KUHN_TABLE.determinize = k_determinize
 KUHN_TABLE.observed_action = k_observed_action
 KUHN_TABLE.utility_bounds = k_utility_bounds
 KUHN_TABLE.heuristic = NULL
+KUHN_TABLE.playout_action = NULL
 
 ACTION_NAMES = ("Pass", "Bet")
 

@@ -336,6 +336,7 @@ LEDUC_TABLE.determinize = l_determinize
 LEDUC_TABLE.observed_action = l_observed_action
 LEDUC_TABLE.utility_bounds = l_utility_bounds
 LEDUC_TABLE.heuristic = NULL
+LEDUC_TABLE.playout_action = NULL
 
 ACTION_NAMES = ("Fold", "Call", "Raise")
 

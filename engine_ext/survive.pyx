@@ -1613,6 +1613,15 @@ cdef void s_heuristic(const void* p, double* out) noexcept nogil:
         out[seat] /= total
 
 
+cdef int32_t s_playout_action(const void* p, const int32_t* legal, int n, Rng* rng) noexcept nogil:
+    """Light playout policy: a uniformly drawn Adventurer move that does not bring it closer to a Rescue Island is
+    redrawn once, so playouts walk Adventurers home more often than uniform play does."""
+    cdef int32_t a = legal[rng_below(rng, n)]
+    if a_kind(a) == K_MOVE_ADV and RESCUE_DISTANCE[a_to(a)] >= RESCUE_DISTANCE[a_from(a)]:
+        a = legal[rng_below(rng, n)]
+    return a
+
+
 cdef GameVTable SURVIVE_TABLE
 SURVIVE_TABLE.name = b"survive"
 SURVIVE_TABLE.state_size = sizeof(Survive)
@@ -1631,6 +1640,7 @@ SURVIVE_TABLE.determinize = s_determinize
 SURVIVE_TABLE.observed_action = s_observed_action
 SURVIVE_TABLE.utility_bounds = s_utility_bounds
 SURVIVE_TABLE.heuristic = s_heuristic
+SURVIVE_TABLE.playout_action = s_playout_action
 
 
 # ---------------------------------------------------------------------------------------------------------------------

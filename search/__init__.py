@@ -80,13 +80,16 @@ def suggest(
     playout_depth: int | None = None,
     worlds: int | None = None,
     node_capacity: int | None = None,
+    light_playouts: bool = True,
     control: Control | None = None,
     allow_cheat: bool = False,
 ) -> SearchResult:
     """Search the position for ``seat`` (who must be to act) and rank its moves.
 
     ``state_or_observation``: a state, or one seat's ``observation`` dict (the stateless path). ``control``: pass a
-    ``Control`` to cancel from another thread; the search then returns the best found so far.
+    ``Control`` to cancel from another thread; the search then returns the best found so far. ``playout_depth``:
+    playout steps before the game's heuristic scores the position (-1: to the end; default per game).
+    ``light_playouts``: playouts use the game's light policy where it has one (else uniform random).
     """
     state = _as_state(state_or_observation)
     _check_request(state, seat, iterations, time_ms, top_k, algorithm, threads, allow_cheat)

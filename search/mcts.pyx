@@ -87,6 +87,7 @@ cdef struct Params:
     double exploration
     int playout_depth       # < 0: play to the end
     int worlds              # PIMC
+    bint light_playouts     # use the game's playout policy when it has one (else uniform)
     volatile int* cancel
 
 
@@ -273,7 +274,10 @@ cdef void evaluate(const GameVTable* vt, void* world, const Params* prm, Rng* rn
             vt.apply(world, vt.sample_chance(world, rng))
         else:
             n = vt.legal_actions(world, buf)
-            vt.apply(world, buf[rng_below(rng, n)])
+            if vt.playout_action != NULL and prm.light_playouts:
+                vt.apply(world, vt.playout_action(world, buf, n, rng))
+            else:
+                vt.apply(world, buf[rng_below(rng, n)])
         steps += 1
     vt.utility_bounds(world, &lo, &hi)
     if cut:
@@ -477,7 +481,8 @@ cdef class Control:
 
 
 def run(State state, int seat, str algorithm, long long iterations, double deadline, unsigned long long seed,
-        double exploration, int playout_depth, int worlds, Control control, int node_capacity, int pv_length=8):
+        double exploration, int playout_depth, int worlds, Control control, int node_capacity, int pv_length=8,
+        bint light_playouts=True):
     """One search from ``state`` for ``seat``; releases the GIL while it runs.
 
     ``iterations`` < 0 means no iteration limit (``deadline`` must then be set, in ``monotonic()`` seconds).
@@ -500,6 +505,7 @@ def run(State state, int seat, str algorithm, long long iterations, double deadl
     prm.exploration = exploration
     prm.playout_depth = playout_depth
     prm.worlds = max(1, worlds)
+    prm.light_playouts = light_playouts
     prm.cancel = &control.flag
     out.iterations = 0
     out.worlds = 0
@@ -592,7 +598,7 @@ cdef list principal_line(Arena* arena, RootStats* stats, int seat, int algorithm
     return line
 
 
-def evaluate_state(State state, int seat, unsigned long long seed, int playout_depth):
+def evaluate_state(State state, int seat, unsigned long long seed, int playout_depth, bint light_playouts=True):
     """Scaled returns in [0, 1] of one playout from ``state`` (cut off and scored by the heuristic after
     ``playout_depth`` steps when the game has one; 0 scores the position itself)."""
     cdef const GameVTable* vt = state.vt
@@ -610,6 +616,7 @@ def evaluate_state(State state, int seat, unsigned long long seed, int playout_d
     prm.seat = seat
     prm.players = state.num_players()
     prm.playout_depth = playout_depth
+    prm.light_playouts = light_playouts
     rng_seed(&rng, seed)
     clone_into(vt, world, state.buf)
     with nogil:

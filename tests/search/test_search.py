@@ -89,7 +89,7 @@ def random_decision_positions(name, players, count, seed):
 @pytest.mark.parametrize("name", engine_ext.GAMES)
 def test_never_returns_an_illegal_action(name):
     players = 3 if name == "survive" else 2
-    count = 300 if name == "survive" else 700
+    count = 600 if name == "survive" else 1000
     for k, state in enumerate(random_decision_positions(name, players, count, seed=17)):
         seat = state.current_player()
         algorithm = TREE_ALGORITHMS[k % len(TREE_ALGORITHMS)]
@@ -98,6 +98,15 @@ def test_never_returns_an_illegal_action(name):
         assert result.best.action in legal
         assert all(m.action in legal for m in result.moves)
         assert result.best.text == state.action_to_string(result.best.action)
+
+
+def test_playouts_use_the_games_light_policy_when_asked():
+    state = engine_ext.new_game("survive", 2, seed=4)
+    while state.observation(0)["control"]["phase"] != "action":
+        state.apply(state.legal_actions()[0])
+    light = [search.mcts.evaluate_state(state, 0, seed, -1, True) for seed in range(30)]
+    uniform = [search.mcts.evaluate_state(state, 0, seed, -1, False) for seed in range(30)]
+    assert light != uniform, "the per-game playout hook is used"
 
 
 # --- The bot does not cheat -------------------------------------------------------------------------------------------
