@@ -1,4 +1,4 @@
-# make run  : set everything up and run the main job
+# make run  : set everything up and start the gRPC server (Ctrl-C stops it)
 # make test : set everything up and run the test suite
 # make bench: run the engine and search speed benchmarks (JSON on stdout)
 # Each target creates .venv and (re)installs when a .pyx/.pxd/.proto/setup.py/pyproject.toml is newer than the stamp.
@@ -10,7 +10,7 @@ BUILD_DEPS := "setuptools>=69" wheel "Cython>=3.1,<3.4" grpcio-tools==1.85.1 myp
 SOURCES := $(shell find engine_ext search server proto -name '*.pyx' -o -name '*.pxd' -o -name '*.proto') \
            setup.py pyproject.toml
 
-.PHONY: run test bench lint clean
+.PHONY: run demo test bench lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -22,9 +22,18 @@ $(VENV)/.stamp-install: $(PY) $(SOURCES)
 	touch $@
 
 run: $(VENV)/.stamp-install
+	$(VENV)/bin/atoll serve
+
+demo: $(VENV)/.stamp-install
 	$(VENV)/bin/atoll demo
 
-test: $(VENV)/.stamp-install
+BUF := .tools/node_modules/.bin/buf
+
+# buf (a third-party gRPC client, for the end-to-end tests) ships as a binary inside an npm package.
+$(BUF):
+	npm install --silent --no-audit --no-fund --prefix .tools @bufbuild/buf@1.75.0
+
+test: $(VENV)/.stamp-install $(BUF)
 	$(PY) -m pytest
 
 bench: $(VENV)/.stamp-install

@@ -1,0 +1,85 @@
+"""Building and running the gRPC server: servicer, health checking, reflection, keepalive, graceful shutdown."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from atoll.v1 import atoll_pb2, atoll_pb2_grpc
+from server.hosting import GameHost, SearchSlots
+from server.service import AtollService
+from server.store import GameStore
+
+SERVICE_NAME = atoll_pb2.DESCRIPTOR.services_by_name["Atoll"].full_name
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+SERVER_OPTIONS = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    # Keepalive that does not kick clients: accept their pings every 10 s even without calls in flight.
+    ("grpc.keepalive_time_ms", 60_000),
+    ("grpc.keepalive_timeout_ms", 20_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ("grpc.http2.max_pings_without_data", 0),
+]
+
+
+class AtollServer:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 50051,
+        db: str | Path | None = None,
+        max_searches: int | None = None,
+        workers: int = 32,
+    ):
+        from server.store import default_db_path
+
+        self.db_path = Path(db) if db else default_db_path()
+        self.store = GameStore(self.db_path)
+        self.slots = SearchSlots(max_searches or 2 * (os.cpu_count() or 1))
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers), options=SERVER_OPTIONS)
+        atoll_pb2_grpc.add_AtollServicer_to_server(AtollService(GameHost(self.store, self.slots)), self.server)
+        self.health = health.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+            self.server,
+        )
+        self.port = self.server.add_insecure_port(f"{host}:{port}")
+        if self.port == 0:
+            raise OSError(f"cannot listen on {host}:{port}")
+        self.address = f"{host}:{self.port}"
+
+    def start(self) -> None:
+        self.server.start()
+        for name in ("", SERVICE_NAME):
+            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    def stop(self, grace: float = 5.0) -> None:
+        """Stop taking calls, let running ones finish for ``grace`` seconds, close the store."""
+        for name in ("", SERVICE_NAME):
+            self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        self.server.stop(grace).wait()
+        self.store.close()
+
+    def serve_forever(self) -> None:
+        done = threading.Event()
+
+        def on_signal(signum, frame):
+            done.set()
+
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        self.start()
+        done.wait()
+        logging.getLogger("atoll.server").info('{"event": "shutdown"}')
+        self.stop()

@@ -1,0 +1,77 @@
+"""Real server processes on loopback for the service tests."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from atoll.client import AtollClient
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class ServerProcess:
+    def __init__(self, db: Path, extra: tuple[str, ...] = ()):
+        self.db = db
+        self.extra = extra
+        self.proc = None
+        self.address = None
+
+    def start(self) -> "ServerProcess":
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--db", str(self.db), *self.extra],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        line = self.proc.stdout.readline()
+        assert line.startswith("Atoll listening on "), line
+        self.address = line.split()[3]
+        channel = grpc.insecure_channel(self.address)
+        health = health_pb2_grpc.HealthStub(channel)
+        deadline = time.time() + 20
+        while True:
+            try:
+                if (
+                    health.Check(health_pb2.HealthCheckRequest(), timeout=1).status
+                    == health_pb2.HealthCheckResponse.SERVING
+                ):
+                    break
+            except grpc.RpcError:
+                pass
+            assert time.time() < deadline, "server did not become healthy"
+            time.sleep(0.05)
+        channel.close()
+        return self
+
+    def kill(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    process = ServerProcess(tmp_path_factory.mktemp("db") / "games.sqlite3").start()
+    yield process
+    process.stop()
+
+
+@pytest.fixture()
+def client(server):
+    with AtollClient(server.address) as c:
+        yield c

@@ -1,0 +1,403 @@
+"""The gRPC service, exercised through real server processes on loopback."""
+
+import json
+import random
+import re
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+from conftest import ROOT, ServerProcess
+from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
+
+import engine_ext
+from atoll.client import AtollClient
+from atoll.v1 import atoll_pb2 as pb
+from server import codec
+
+FAST_BOT = pb.SeatConfig(is_bot=True, bot=pb.BotSettings(iterations=40))
+COLOURS = ("red", "blue", "green", "yellow", "purple")
+ABILITIES = ("paddles", "dolphin", "dive", "die", "repellent")
+
+
+def status_of(call):
+    with pytest.raises(grpc.RpcError) as err:
+        call()
+    return err.value
+
+
+def field_violations(error: grpc.RpcError) -> list[str]:
+    status = rpc_status.from_call(error)
+    fields = []
+    for detail in status.details if status else []:
+        request = error_details_pb2.BadRequest()
+        if detail.Unpack(request):
+            fields += [v.field for v in request.field_violations]
+    return fields
+
+
+def snapshot(client, game_id, players):
+    return [client.get_view(game_id, seat).SerializeToString(deterministic=True) for seat in range(players)]
+
+
+def own_colours(players: int, seat: int) -> set[str]:
+    return {COLOURS[2 * seat], COLOURS[2 * seat + 1]} if players == 2 else {COLOURS[seat]}
+
+
+def assert_hides_secrets(view: pb.View, texts: list[str], players: int) -> None:
+    """Nothing in a seat's view or streamed texts reveals another seat's treasure values or ability types."""
+    seat = view.seat
+    mine = own_colours(players, seat)
+    survive = view.observation.survive
+    for group in survive.adventurers:
+        if group.colour not in mine:
+            assert not any(a.HasField("value") for a in group.adventurers), f"seat {seat} sees {group.colour} values"
+    for row in survive.held:
+        if row.seat != seat:
+            assert not row.HasField("beach_types") and not row.HasField("forest_types")
+    others = "|".join(c for c in COLOURS if c not in mine)
+    for text in texts + [view.board] + [a.text for a in view.legal_actions]:
+        assert not re.search(rf"\b({others}):[1-5]", text), f"seat {seat} saw {text!r}"
+
+
+# --- Discovery, health, reflection ----------------------------------------------------------------------------------
+def test_list_games_names_every_registered_game(client):
+    games = {g.name: g for g in client.list_games()}
+    assert set(games) == set(engine_ext.GAMES)
+    assert games["survive"].min_players == 2 and games["survive"].max_players == 5
+
+
+def test_health_check_reports_serving(server):
+    channel = grpc.insecure_channel(server.address)
+    response = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service="atoll.v1.Atoll"))
+    assert response.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def buf_binary() -> str:
+    local = ROOT / ".tools" / "node_modules" / ".bin" / "buf"
+    found = str(local) if local.exists() else shutil.which("buf")
+    assert found, "buf is missing: `make test` installs it from npm (@bufbuild/buf) into .tools/"
+    return found
+
+
+def test_a_third_party_client_lists_services_by_reflection_and_calls_list_games(server):
+    buf = buf_binary()
+    url = f"http://{server.address}"
+    listed = subprocess.run(
+        [buf, "curl", "--protocol", "grpc", "--http2-prior-knowledge", "--list-methods", url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "atoll.v1.Atoll/Suggest" in listed.stdout, listed.stderr
+    games = subprocess.run(
+        [buf, "curl", "--protocol", "grpc", "--http2-prior-knowledge", f"{url}/atoll.v1.Atoll/ListGames"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert {g["name"] for g in json.loads(games.stdout)["games"]} == set(engine_ext.GAMES), games.stderr
+
+
+def test_a_third_party_client_gets_a_suggestion(server):
+    state = engine_ext.new_game("kuhn_poker", 2)
+    state.apply(2)
+    state.apply(0)
+    observation = codec.observation_to_proto(state.observation(0))
+    from google.protobuf import json_format
+
+    body = json.dumps({"observation": json_format.MessageToDict(observation), "settings": {"iterations": 500}})
+    out = subprocess.run(
+        [
+            buf_binary(),
+            "curl",
+            "--protocol",
+            "grpc",
+            "--http2-prior-knowledge",
+            "-d",
+            body,
+            f"http://{server.address}/atoll.v1.Atoll/Suggest",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    reply = json.loads(out.stdout)
+    assert reply["moves"][0]["action"]["text"] in ("Pass", "Bet"), out.stderr
+
+
+# --- Whole games ----------------------------------------------------------------------------------------------------
+def test_play_game_streams_a_whole_four_player_survive_game(client):
+    events = list(client.play_game("survive", 4, seed=3, bots=[pb.BotSettings(iterations=30)] * 4))
+    assert events[-1].final and events[-1].view.game_over
+    assert len(events[-1].returns) == 4 and sum(events[-1].returns) == pytest.approx(1.0)
+    assert [e.move.move_number for e in events] == list(range(len(events)))
+
+
+def test_a_hosted_game_with_one_human_and_three_bots_played_through_act_hides_every_secret(client):
+    game = client.create_game("survive", 4, seed=5, seats=[None, FAST_BOT, FAST_BOT, FAST_BOT])
+    rng = random.Random(5)
+    texts = {seat: [] for seat in range(4)}
+    moves = 0
+    while True:
+        views = [client.get_view(game.game_id, seat) for seat in range(4)]
+        for seat, view in enumerate(views):
+            assert_hides_secrets(view, texts[seat], 4)
+        if views[0].game_over:
+            break
+        assert views[0].current_player == 0 and views[0].legal_actions
+        choice = rng.choice(views[0].legal_actions)
+        reply = client.act(game.game_id, 0, action_id=choice.id, expected_move_number=views[0].move_number)
+        texts[0] += [reply.played.action.text] + [m.action.text for m in reply.followed]
+        moves += 1
+    assert moves > 20 and len(views[0].returns) == 4
+    for seat in range(4):
+        events = list(client.watch_game(game.game_id, seat))
+        assert events[-1].final
+        watched = [e.move.action.text for e in events]
+        assert_hides_secrets(events[-1].view, watched, 4)
+        drawer = None
+        for event in events:
+            if event.move.actor >= 0:
+                drawer = event.move.actor  # a reveal is the draw of the seat that removed the tile
+            elif event.move.action.text.startswith("reveal") and drawer != seat:
+                assert not event.move.action.text.endswith(ABILITIES), "another seat's ability draw is hidden"
+
+
+def test_bot_move_plays_a_seats_turn(client):
+    game = client.create_game("kuhn_poker", 2, seats=[None, FAST_BOT])
+    view = client.get_view(game.game_id, 0)
+    reply = client.bot_move(game.game_id, 0)
+    assert reply.played.actor == 0 and reply.view.move_number > view.move_number
+
+
+# --- Errors leave games unchanged -----------------------------------------------------------------------------------
+@pytest.fixture()
+def kuhn_game(client):
+    game = client.create_game("kuhn_poker", 2, seed=1)
+    return game
+
+
+def test_a_wrong_token_is_unauthenticated_and_changes_nothing(client, kuhn_game):
+    before = snapshot(client, kuhn_game.game_id, 2)
+    err = status_of(lambda: client.act(kuhn_game.game_id, 0, action_id=0, token="not-a-token"))
+    assert err.code() == grpc.StatusCode.UNAUTHENTICATED
+    err = status_of(lambda: client.stub.GetView(pb.GetViewRequest(game_id=kuhn_game.game_id, seat=0)))
+    assert err.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert snapshot(client, kuhn_game.game_id, 2) == before
+
+
+def test_another_seats_token_is_permission_denied(client, kuhn_game):
+    other = client.tokens[(kuhn_game.game_id, 1)]
+    err = status_of(lambda: client.get_view(kuhn_game.game_id, 0, token=other))
+    assert err.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_wrong_turn_is_failed_precondition_and_changes_nothing(client, kuhn_game):
+    before = snapshot(client, kuhn_game.game_id, 2)
+    err = status_of(lambda: client.act(kuhn_game.game_id, 1, action_id=0))
+    assert err.code() == grpc.StatusCode.FAILED_PRECONDITION and "turn" in err.details()
+    assert snapshot(client, kuhn_game.game_id, 2) == before
+
+
+def test_an_illegal_action_is_invalid_argument_naming_the_field_and_changes_nothing(client, kuhn_game):
+    before = snapshot(client, kuhn_game.game_id, 2)
+    err = status_of(lambda: client.act(kuhn_game.game_id, 0, action_id=7))
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT and "GetView lists the legal actions" in err.details()
+    assert field_violations(err) == ["action_id"]
+    err = status_of(lambda: client.act(kuhn_game.game_id, 0, action_text="raise"))
+    assert field_violations(err) == ["action_text"]
+    assert snapshot(client, kuhn_game.game_id, 2) == before
+
+
+def test_a_stale_move_number_is_refused(client, kuhn_game):
+    err = status_of(lambda: client.act(kuhn_game.game_id, 0, action_id=0, expected_move_number=0))
+    assert err.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+def test_an_unknown_game_is_not_found(client):
+    err = status_of(lambda: client.get_view("nope", 0, token="x"))
+    assert err.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_a_finished_game_refuses_moves(client):
+    game = client.create_game("kuhn_poker", 2, seed=2)
+    while not (view := client.get_view(game.game_id, 0)).game_over:
+        seat = view.current_player
+        client.act(game.game_id, seat, action_id=client.get_view(game.game_id, seat).legal_actions[0].id)
+    err = status_of(lambda: client.act(game.game_id, 0, action_id=0))
+    assert err.code() == grpc.StatusCode.FAILED_PRECONDITION and "over" in err.details()
+
+
+# --- The stateless path ---------------------------------------------------------------------------------------------
+def survive_view(seat=0):
+    state = engine_ext.new_game("survive", 3, seed=8)
+    rng = random.Random(8)
+    for _ in range(60):
+        if state.current_player() == engine_ext.CHANCE:
+            state.apply(state.chance_outcomes()[0][0])
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+    while state.current_player() != seat:
+        if state.current_player() == engine_ext.CHANCE:
+            state.apply(state.chance_outcomes()[0][0])
+        else:
+            state.apply(state.legal_actions()[0])
+    return state, codec.observation_to_proto(state.observation(seat))
+
+
+def test_suggest_from_a_client_observation_returns_a_legal_move(client):
+    state, observation = survive_view()
+    reply = client.suggest(observation=observation, settings=pb.BotSettings(iterations=300))
+    assert reply.moves[0].action.id in state.legal_actions()
+    assert reply.final and reply.stats.iterations == 300 and "treasure_values" in reply.belief
+
+
+def test_an_inconsistent_observation_is_rejected_naming_the_field(client):
+    _, observation = survive_view()
+    observation.survive.adventurers[0].adventurers[0].value = 9
+    err = status_of(lambda: client.suggest(observation=observation))
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert field_violations(err) == ["observation.adventurers[0]"]
+    _, observation = survive_view()
+    observation.survive.rafts.append("(40,40)")
+    err = status_of(lambda: client.suggest(observation=observation))
+    assert field_violations(err)[0].startswith("observation.rafts")
+    err = status_of(lambda: client.suggest(observation=pb.Observation(game="survive")))
+    assert field_violations(err) == ["observation"]
+
+
+def test_a_budget_above_the_cap_is_resource_exhausted(client):
+    _, observation = survive_view()
+    err = status_of(lambda: client.suggest(observation=observation, settings=pb.BotSettings(iterations=10**9)))
+    assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and field_violations(err) == ["settings.iterations"]
+
+
+def test_cheat_is_not_reachable_by_clients(client):
+    _, observation = survive_view()
+    err = status_of(lambda: client.suggest(observation=observation, settings=pb.BotSettings(algorithm="cheat")))
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_a_suggest_that_outlasts_its_deadline_answers_in_time(client):
+    _, observation = survive_view()
+    started = time.perf_counter()
+    reply = client.suggest(observation=observation, settings=pb.BotSettings(time_ms=20_000), timeout=0.5)
+    assert time.perf_counter() - started < 0.5
+    assert reply.moves and reply.stats.iterations > 0
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / 100.0
+
+
+def test_analyze_streams_until_final_and_a_cancel_stops_the_search(server, client):
+    _, observation = survive_view()
+    replies = list(client.analyze(observation=observation, settings=pb.BotSettings(iterations=3000)))
+    assert replies[-1].final and not any(r.final for r in replies[:-1])
+    assert [r.stats.iterations for r in replies] == sorted(r.stats.iterations for r in replies)
+    call = client.analyze(observation=observation, settings=pb.BotSettings(time_ms=30_000))
+    next(call)
+    call.cancel()
+    time.sleep(0.05)
+    before = cpu_seconds(server.proc.pid)
+    time.sleep(1.0)
+    assert cpu_seconds(server.proc.pid) - before < 0.2, "the server kept searching after the cancel"
+
+
+# --- Load, persistence ----------------------------------------------------------------------------------------------
+def test_thirty_two_concurrent_suggests_finish_or_are_refused_and_health_stays_fast(server):
+    _, observation = survive_view()
+    codes = []
+
+    def one():
+        with AtollClient(server.address) as c:
+            try:
+                c.suggest(observation=observation, settings=pb.BotSettings(time_ms=800))
+                codes.append("OK")
+            except grpc.RpcError as err:
+                codes.append(err.code().name)
+
+    workers = [threading.Thread(target=one) for _ in range(32)]
+    for w in workers:
+        w.start()
+    channel = grpc.insecure_channel(server.address)
+    health = health_pb2_grpc.HealthStub(channel)
+    latencies = []
+    while any(w.is_alive() for w in workers):
+        started = time.perf_counter()
+        health.Check(health_pb2.HealthCheckRequest(), timeout=5)
+        latencies.append(time.perf_counter() - started)
+        time.sleep(0.02)
+    for w in workers:
+        w.join()
+    assert set(codes) <= {"OK", "RESOURCE_EXHAUSTED"} and "OK" in codes and len(codes) == 32
+    assert max(latencies) < 0.05, f"slowest health check {max(latencies) * 1000:.0f} ms"
+
+
+def test_kill_minus_nine_loses_no_acknowledged_move(tmp_path):
+    process = ServerProcess(tmp_path / "games.sqlite3").start()
+    try:
+        with AtollClient(process.address) as c:
+            game = c.create_game("survive", 2, seed=4, seats=[None, FAST_BOT])
+            for _ in range(30):
+                view = c.get_view(game.game_id, 0)
+                c.act(game.game_id, 0, action_id=view.legal_actions[-1].id)
+            before = c.get_view(game.game_id, 0).SerializeToString(deterministic=True)
+            tokens = dict(c.tokens)
+        process.kill()
+        process.start()
+        with AtollClient(process.address) as c:
+            c.tokens.update(tokens)
+            assert c.get_view(game.game_id, 0).SerializeToString(deterministic=True) == before
+    finally:
+        process.stop()
+
+
+# --- Fuzz -----------------------------------------------------------------------------------------------------------
+METHODS = ("ListGames", "CreateGame", "GetView", "Act", "Suggest", "BotMove")
+ACCEPTED = {
+    "OK",
+    "INVALID_ARGUMENT",
+    "NOT_FOUND",
+    "UNAUTHENTICATED",
+    "PERMISSION_DENIED",
+    "FAILED_PRECONDITION",
+    "RESOURCE_EXHAUSTED",
+    "INTERNAL",
+}
+
+
+def test_garbage_and_random_requests_always_get_a_proper_status(server):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    channel = grpc.insecure_channel(server.address)
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(method=st.sampled_from(METHODS + ("Analyze", "WatchGame", "PlayGame")), payload=st.binary(max_size=200))
+    def garbage(method, payload):
+        if method in ("Analyze", "WatchGame", "PlayGame"):
+            call = channel.unary_stream(f"/atoll.v1.Atoll/{method}")
+            try:
+                for _ in call(payload, timeout=5):
+                    break
+            except grpc.RpcError as err:
+                assert err.code().name in ACCEPTED | {"CANCELLED"}, (method, err.code(), err.details())
+            return
+        call = channel.unary_unary(f"/atoll.v1.Atoll/{method}")
+        try:
+            call(payload, timeout=10)
+        except grpc.RpcError as err:
+            assert err.code().name in ACCEPTED, (method, err.code(), err.details())
+
+    garbage()
+    health = health_pb2_grpc.HealthStub(channel)
+    assert health.Check(health_pb2.HealthCheckRequest(), timeout=2).status == health_pb2.HealthCheckResponse.SERVING
