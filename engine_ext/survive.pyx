@@ -1908,6 +1908,13 @@ cdef class SurviveState(State):
             info["abilities"] = abilities
         return info
 
+    def on_board_values(self):
+        """(colour, cell, aboard, value) of every Adventurer on the board, read straight from the struct."""
+        cdef Survive* s = self.g()
+        cdef int i
+        return [(i // MEEPLES_PER_COLOUR, s.meeple[i].cell, s.meeple[i].aboard, s.meeple[i].value)
+                for i in range(s.num_colours * MEEPLES_PER_COLOUR) if s.meeple[i].status == ST_BOARD]
+
     def invariant_violations(self):
         """Component-conservation and bookkeeping checks (for the random-simulation tests): [] when all hold."""
         cdef Survive* s = self.g()
@@ -2487,25 +2494,21 @@ def belief_summary(worlds, int seat):
     abilities = {}
     n = len(worlds)
     for world in worlds:
-        obs_colours = json.loads(world.to_json())["adventurers"]
         players = world.num_players()
-        for colour, entries in enumerate(obs_colours):
-            owner = colour // 2 if players == 2 else colour
-            if owner == seat:
+        for colour, cell, aboard, value in (<SurviveState>world).on_board_values():
+            if (colour // 2 if players == 2 else colour) == seat:
                 continue
-            for entry in entries:
-                if entry["status"] != "board":
-                    continue
-                where = ("raft@" if entry["aboard"] else "") + entry["cell"]
-                dist = adventurers.setdefault(COLOUR_NAMES[colour], {}).setdefault(where, {})
-                dist[entry["value"]] = dist.get(entry["value"], 0) + 1
+            where = ("raft@" if aboard else "") + node_name(cell)
+            dist = adventurers.setdefault(COLOUR_NAMES[colour], {}).setdefault(where, {})
+            dist[value] = dist.get(value, 0) + 1
         for other in range(players):
             if other == seat:
                 continue
-            held = world.private_info(other).get("abilities", {})
             row = abilities.setdefault(f"seat {other}", {})
-            for name, count in held.items():
-                row[name] = row.get(name, 0) + count
+            for land, kinds in (<SurviveState>world)._held_by_type(other).items():
+                for name, count in kinds.items():
+                    if count:
+                        row[f"{land}:{name}"] = row.get(f"{land}:{name}", 0) + count
     for cells in adventurers.values():
         for where, dist in cells.items():
             total = sum(dist.values())

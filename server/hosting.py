@@ -17,6 +17,7 @@ from server.store import GameRecord, GameStore
 
 MAX_ITERATIONS = 500_000
 MAX_TIME_MS = 60_000
+NO_DEADLINE_S = 86_400.0  # grpc reports "no deadline" as an enormous time remaining
 DEFAULT_BOT = {"algorithm": "ismcts", "iterations": 1000}
 CLIENT_ALGORITHMS = ("ismcts", "pimc", "flat", "greedy", "random")
 
@@ -69,7 +70,7 @@ def checked_budget(settings: dict, remaining_s: float | None = None, margin_ms: 
             )
     if iterations is None and time_ms is None:
         iterations = DEFAULT_BOT["iterations"]
-    if remaining_s is not None:
+    if remaining_s is not None and remaining_s < NO_DEADLINE_S:
         # Answer before the caller's deadline with the best move found by then.
         allowed = max(1.0, remaining_s * 1000.0 - margin_ms)
         time_ms = allowed if time_ms is None else min(time_ms, allowed)

@@ -8,7 +8,7 @@ import threading
 import time
 
 import grpc
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import struct_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -124,6 +124,7 @@ class AtollService(atoll_pb2_grpc.AtollServicer):
 
     # -- RPCs ---------------------------------------------------------------------------------------------------------
     def ListGames(self, request, context):
+        self._logged("ListGames", context, time.perf_counter())
         games = []
         for name in engine_ext.GAMES:
             low, high, text, options = GAME_INFO[name]
@@ -162,12 +163,16 @@ class AtollService(atoll_pb2_grpc.AtollServicer):
         )
 
     def GetView(self, request, context):
+        started = time.perf_counter()
         try:
             hosted = self._authorized(request.game_id, request.seat, context)
             with hosted.lock:
-                return self._view(hosted, request.seat)
+                view = self._view(hosted, request.seat)
         except RequestError as err:
+            self._logged("GetView", context, started, game_id=request.game_id, seat=request.seat, error=err.code)
             abort(context, err)
+        self._logged("GetView", context, started, game_id=request.game_id, seat=request.seat)
+        return view
 
     def Act(self, request, context):
         started = time.perf_counter()
@@ -181,6 +186,7 @@ class AtollService(atoll_pb2_grpc.AtollServicer):
             number, _ = self.host.act(hosted, request.seat, action, expected)
             response = self._act_response(hosted, request.seat, number)
         except RequestError as err:
+            self._logged("Act", context, started, game_id=request.game_id, seat=request.seat, error=err.code)
             abort(context, err)
         self._logged("Act", context, started, game_id=request.game_id, seat=request.seat)
         return response
@@ -197,6 +203,7 @@ class AtollService(atoll_pb2_grpc.AtollServicer):
             number, _ = self.host.bot_move(hosted, request.seat)
             response = self._act_response(hosted, request.seat, number)
         except RequestError as err:
+            self._logged("BotMove", context, started, game_id=request.game_id, seat=request.seat, error=err.code)
             abort(context, err)
         self._logged("BotMove", context, started, game_id=request.game_id, seat=request.seat)
         return response
@@ -222,7 +229,7 @@ class AtollService(atoll_pb2_grpc.AtollServicer):
 
     def _search_response(self, state, seat: int, result: search.SearchResult, final: bool) -> pb.SuggestResponse:
         belief = struct_pb2.Struct()
-        json_format.ParseDict(json.loads(json.dumps(result.belief)), belief)
+        belief.update(result.belief)
         stats = result.stats
         return pb.SuggestResponse(
             moves=[
@@ -266,6 +273,7 @@ class AtollService(atoll_pb2_grpc.AtollServicer):
         try:
             state, seat, budget = self._prepare_search(request, context)
         except RequestError as err:
+            self._logged("Suggest", context, started, error=err.code, field=err.field)
             abort(context, err)
         control = search.Control()
         context.add_callback(control.cancel)
@@ -324,6 +332,14 @@ class AtollService(atoll_pb2_grpc.AtollServicer):
             self._logged("Analyze", context, started, game=state.game_name, seat=seat)
 
     def PlayGame(self, request, context):
+        self._logged(
+            "PlayGame",
+            context,
+            time.perf_counter(),
+            game=request.game,
+            players=request.players,
+            bots=[settings_dict(b) for b in request.bots],
+        )
         try:
             if request.game not in engine_ext.GAMES:
                 raise RequestError("INVALID_ARGUMENT", f"unknown game {request.game!r}", "game")
@@ -370,6 +386,14 @@ class AtollService(atoll_pb2_grpc.AtollServicer):
             yield event
 
     def WatchGame(self, request, context):
+        self._logged(
+            "WatchGame",
+            context,
+            time.perf_counter(),
+            game_id=request.game_id,
+            seat=request.seat,
+            from_move=request.from_move,
+        )
         try:
             hosted = self._authorized(request.game_id, request.seat, context)
         except RequestError as err:

@@ -401,3 +401,34 @@ def test_garbage_and_random_requests_always_get_a_proper_status(server):
     garbage()
     health = health_pb2_grpc.HealthStub(channel)
     assert health.Check(health_pb2.HealthCheckRequest(), timeout=2).status == health_pb2.HealthCheckResponse.SERVING
+
+
+# --- The command line -----------------------------------------------------------------------------------------------
+def test_atoll_play_takes_typed_moves_and_gives_hints():
+    moves = "hint\nmoves\nBet\nBet\nPass\nBet\nPass\n"
+    out = subprocess.run(
+        ["atoll", "play", "kuhn_poker", "--iterations", "200", "--seed", "3"],
+        input=moves,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={"PATH": str(Path(__import__("sys").executable).parent)},
+    )
+    assert "game over" in out.stdout, out.stdout + out.stderr
+    assert "win" in out.stdout and "visits" in out.stdout, "the hint shows the bot's suggestion"
+
+
+def test_atoll_suggest_analyses_a_json_observation(tmp_path):
+    state, _ = survive_view()
+    path = tmp_path / "view.json"
+    path.write_text(json.dumps(state.observation(0)))
+    out = subprocess.run(
+        ["atoll", "suggest", str(path), "--iterations", "300"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": str(Path(__import__("sys").executable).parent)},
+    )
+    reply = json.loads(out.stdout)
+    assert reply["moves"][0]["action"] in state.legal_actions() and reply["stats"]["iterations"] == 300

@@ -1,0 +1,132 @@
+"""Service overhead and throughput, against a real `atoll serve` process on loopback.
+
+Usage: python benchmarks/service.py [--calls 300] [--clients 8]
+Prints JSON: per game, the time a Suggest call takes beyond the search the server reports (p50, p90: the RPC, the
+observation codec, rebuilding the state, ranking and the belief summary), and the throughput of concurrent small
+searches.
+"""
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import engine_ext
+from atoll.client import AtollClient
+from atoll.v1 import atoll_pb2 as pb
+from server import codec
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def position(name: str) -> engine_ext.State:
+    state = engine_ext.new_game(name, 4 if name == "survive" else 2, seed=2)
+    rng = random.Random(2)
+    for _ in range(80 if name == "survive" else 2):
+        if state.current_player() == engine_ext.CHANCE:
+            state.apply(state.chance_outcomes()[0][0])
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+    while state.current_player() < 0:
+        state.apply(state.chance_outcomes()[0][0])
+    return state
+
+
+def overhead(client: AtollClient, name: str, calls: int, iterations: int) -> dict:
+    state = position(name)
+    observation = codec.observation_to_proto(state.observation(state.current_player()))
+    settings = pb.BotSettings(iterations=iterations)
+    extra = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        reply = client.suggest(observation=observation, settings=settings)
+        extra.append((time.perf_counter() - started) * 1000 - reply.stats.elapsed_ms)
+    extra.sort()
+    return {
+        "calls": calls,
+        "iterations": iterations,
+        "overhead_ms_p50": round(statistics.median(extra), 3),
+        "overhead_ms_p90": round(extra[int(0.9 * len(extra))], 3),
+    }
+
+
+def throughput(address: str, clients: int, calls_each: int, iterations: int) -> dict:
+    state = position("survive")
+    observation = codec.observation_to_proto(state.observation(state.current_player()))
+    codes: list[str] = []
+
+    def work():
+        with AtollClient(address) as c:
+            for _ in range(calls_each):
+                try:
+                    c.suggest(observation=observation, settings=pb.BotSettings(iterations=iterations))
+                    codes.append("OK")
+                except Exception as err:  # noqa: BLE001 - counted, reported
+                    codes.append(type(err).__name__)
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=work) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - started
+    return {
+        "game": "survive",
+        "clients": clients,
+        "calls": len(codes),
+        "iterations_per_call": iterations,
+        "ok": codes.count("OK"),
+        "calls_per_s": round(codes.count("OK") / elapsed, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--clients", type=int, default=8)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "server.cli",
+                "serve",
+                "--port",
+                "0",
+                "--db",
+                str(Path(tmp) / "bench.sqlite3"),
+                "--max-searches",
+                str(args.clients),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        address = proc.stdout.readline().split()[3]
+        try:
+            with AtollClient(address) as client:
+                client.list_games()
+                report = {
+                    "suggest_overhead": {
+                        name: overhead(client, name, args.calls, 200)
+                        for name in ("kuhn_poker", "leduc_poker", "survive")
+                    },
+                    "throughput": throughput(address, args.clients, 25, 300),
+                }
+        finally:
+            proc.terminate()
+            proc.wait()
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
