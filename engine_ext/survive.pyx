@@ -1651,11 +1651,13 @@ CONTINUATION_NAMES = (None, "paddles", "dolphin")
 STATUS_NAMES = ("unplaced", "board", "rescued", "eliminated")
 
 
+NODE_NAMES = tuple([f"({q},{r})" for q, r in CELLS] + list(RESCUE_NAMES))
+NODE_BY_NAME = {name: node for node, name in enumerate(NODE_NAMES)}
+
+
 def node_name(int node):
     """``(q,r)`` for a board cell, ``NW``/``NE``/``SW``/``SE`` for a Rescue Island."""
-    if node >= FIRST_RESCUE:
-        return RESCUE_NAMES[node - FIRST_RESCUE]
-    return f"({NODE_Q[node]},{NODE_R[node]})"
+    return NODE_NAMES[node]
 
 
 _NODE_RE = re.compile(r"^(?:raft@)?(?:\((-?\d+),\s*(-?\d+)\)|(NW|NE|SW|SE))$", re.IGNORECASE)
@@ -1663,6 +1665,9 @@ _NODE_RE = re.compile(r"^(?:raft@)?(?:\((-?\d+),\s*(-?\d+)\)|(NW|NE|SW|SE))$", r
 
 def parse_node(str text):
     """The node index of ``(q,r)`` / ``raft@(q,r)`` / a Rescue Island name; ``ValueError`` if it is not on the board."""
+    node = NODE_BY_NAME.get(text)
+    if node is not None:
+        return node
     match = _NODE_RE.match(text.strip())
     if match is None:
         raise ValueError(f"{text!r} is not a cell: write (q,r) or NW/NE/SW/SE")
