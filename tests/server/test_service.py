@@ -4,6 +4,7 @@ import json
 import random
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -432,3 +433,25 @@ def test_atoll_suggest_analyses_a_json_observation(tmp_path):
     )
     reply = json.loads(out.stdout)
     assert reply["moves"][0]["action"] in state.legal_actions() and reply["stats"]["iterations"] == 300
+
+
+def test_a_hosted_poker_game_never_shows_a_seat_the_other_seats_card(client):
+    game = client.create_game("leduc_poker", 2, seed=3, seats=[None, FAST_BOT])
+    their_card = client.get_view(game.game_id, 1).observation.leduc_poker.private_card
+    rng = random.Random(3)
+    views = []
+    while not (view := client.get_view(game.game_id, 0)).game_over:
+        views.append(view)
+        client.act(game.game_id, 0, action_id=rng.choice(view.legal_actions).id)
+    views.append(view)
+    own_card = views[0].observation.leduc_poker.private_card
+    assert own_card != their_card and all(v.observation.leduc_poker.private_card == own_card for v in views)
+    events = list(client.watch_game(game.game_id, 0))
+    assert events[0].move.action.text.startswith("Chance outcome:") and events[0].move.action.text[-1] != "?"
+    assert events[1].move.action.text == "Chance outcome:?", "the card dealt to seat 1 stays hidden from seat 0"
+
+
+def test_sigterm_shuts_down_gracefully(tmp_path):
+    process = ServerProcess(tmp_path / "games.sqlite3").start()
+    process.proc.send_signal(signal.SIGTERM)
+    assert process.proc.wait(timeout=15) == 0
