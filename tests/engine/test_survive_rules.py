@@ -12,6 +12,23 @@ from engine_ext import survive
 # open water east of the island: (5,-3) (6,-3) (6,-4) (5,-2) (4,-2)...; NW landing cells (-2,-5) (-1,-5) (0,-6).
 
 
+# Twelve water cells for a board holding every raft of the supply.
+TWELVE_WATER_CELLS = [
+    "(5,-3)",
+    "(6,-3)",
+    "(6,-4)",
+    "(5,-2)",
+    "(4,-2)",
+    "(-5,2)",
+    "(-6,2)",
+    "(-6,3)",
+    "(-5,3)",
+    "(0,5)",
+    "(1,5)",
+    "(2,4)",
+]
+
+
 def play_setup(state, choose=lambda legal: legal[0]):
     while state.observation(0)["control"]["phase"] in ("setup_adventurers", "setup_rafts"):
         state.apply(choose(state.legal_actions()))
@@ -358,40 +375,14 @@ def test_raft_effect_places_a_raft_and_swimmers_board_it():
 
 
 def test_raft_effect_with_the_supply_empty_moves_an_empty_raft_there():
-    cells = [
-        "(5,-3)",
-        "(6,-3)",
-        "(6,-4)",
-        "(5,-2)",
-        "(4,-2)",
-        "(-5,2)",
-        "(-6,2)",
-        "(-6,3)",
-        "(-5,3)",
-        "(0,5)",
-        "(1,5)",
-        "(2,4)",
-    ]
+    cells = TWELVE_WATER_CELLS
     state = reveal("raft", adventurers={"red": [("(5,-3)", 5, True)]}, rafts=tuple(cells))
     texts = legal_texts(state)
     assert "summon raft (6,-3)->(1,-3)" in texts and "summon raft (5,-3)->(1,-3)" not in texts, "empty rafts only"
 
 
 def test_raft_effect_with_no_raft_available_does_nothing():
-    cells = [
-        "(5,-3)",
-        "(6,-3)",
-        "(6,-4)",
-        "(5,-2)",
-        "(4,-2)",
-        "(-5,2)",
-        "(-6,2)",
-        "(-6,3)",
-        "(-5,3)",
-        "(0,5)",
-        "(1,5)",
-        "(2,4)",
-    ]
+    cells = TWELVE_WATER_CELLS
     layout = {
         "red": [(c, v, True) for c, v in zip(cells, [1, 1, 2, 2, 3, 3, 4, 4, 5, 5], strict=False)],
         "blue": [(c, v, True) for c, v in zip(cells[10:], [1, 1], strict=False)],
