@@ -20,6 +20,7 @@ def main() -> None:
     parser.add_argument("--algorithm", default="ismcts")
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--playout-depth", type=int, default=None)
+    parser.add_argument("--exploration", type=float, default=None, help="UCB constant (default: per game)")
     parser.add_argument("--field-algorithm", default="random")
     parser.add_argument("--field-iterations", type=int, default=None)
     parser.add_argument("--workers", type=int, default=2)
@@ -29,7 +30,7 @@ def main() -> None:
     result = run_match(
         args.game,
         args.players,
-        Bot(args.algorithm, iterations=args.iterations, playout_depth=args.playout_depth),
+        Bot(args.algorithm, iterations=args.iterations, playout_depth=args.playout_depth, exploration=args.exploration),
         Bot(args.field_algorithm, iterations=args.field_iterations),
         args.games,
         seed=args.seed,

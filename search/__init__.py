@@ -33,6 +33,9 @@ DEFAULT_ITERATIONS = 1000
 # Playouts longer than this are cut off and scored by the game's heuristic (games without one play to the end).
 DEFAULT_PLAYOUT_DEPTH = {"survive": 0}
 DEFAULT_EXPLORATION = 0.7
+# Survive's win-share heuristic moves by a few hundredths per move: a smaller UCB constant lets the search tell moves
+# apart (arena, 20 games each against greedy at 1,000 iterations: 0.7 scored 19 points a game, 0.05-0.2 about 29).
+EXPLORATION = {"survive": 0.2}
 MAX_NODES = 4_000_000
 FASTEST_ITERATIONS_PER_S = 250_000
 GREEDY_SAMPLES = 8
@@ -76,20 +79,24 @@ def suggest(
     top_k: int = 5,
     algorithm: str = "ismcts",
     threads: int = 1,
-    exploration: float = DEFAULT_EXPLORATION,
+    exploration: float | None = None,
     playout_depth: int | None = None,
     worlds: int | None = None,
     node_capacity: int | None = None,
     light_playouts: bool = True,
+    baseline: bool = True,
     control: Control | None = None,
     allow_cheat: bool = False,
 ) -> SearchResult:
     """Search the position for ``seat`` (who must be to act) and rank its moves.
 
-    ``state_or_observation``: a state, or one seat's ``observation`` dict (the stateless path). ``control``: pass a
+    ``state_or_observation``: a state, or one seat's ``observation`` dict (the stateless path). ``exploration``: the
+    UCB constant for rewards in [0, 1] (default per game: 0.2 for Survive, else 0.7). ``control``: pass a
     ``Control`` to cancel from another thread; the search then returns the best found so far. ``playout_depth``:
     playout steps before the game's heuristic scores the position (-1: to the end; default per game).
     ``light_playouts``: playouts use the game's light policy where it has one (else uniform random).
+    ``baseline``: tree values are learnt relative to the heuristic value of the root in each sampled world (a control
+    variate; games with a heuristic only).
     """
     state = _as_state(state_or_observation)
     _check_request(state, seat, iterations, time_ms, top_k, algorithm, threads, allow_cheat)
@@ -99,6 +106,8 @@ def suggest(
     started = time.perf_counter()
     deadline = mcts.monotonic() + time_ms / 1000.0 if time_ms is not None else 0.0
     depth = DEFAULT_PLAYOUT_DEPTH.get(state.game_name, -1) if playout_depth is None else playout_depth
+    if exploration is None:
+        exploration = EXPLORATION.get(state.game_name, DEFAULT_EXPLORATION)
     if algorithm == "random":
         rng = random.Random(seed)
         action = rng.choice(state.legal_actions())
@@ -120,6 +129,7 @@ def suggest(
             worlds,
             node_capacity,
             control,
+            {"light_playouts": light_playouts, "baseline": baseline},
         )
     elapsed_ms = (time.perf_counter() - started) * 1000.0
     moves = _rank(state, seat, pooled, runs[0]["pv"], seed, top_k)
@@ -169,7 +179,7 @@ def _check_request(state, seat, iterations, time_ms, top_k, algorithm, threads, 
 
 
 def _tree_search(
-    state, seat, algorithm, iterations, deadline, seed, threads, exploration, depth, worlds, capacity, control
+    state, seat, algorithm, iterations, deadline, seed, threads, exploration, depth, worlds, capacity, control, flags
 ):
     players = state.num_players()
     if capacity is None:
@@ -200,6 +210,7 @@ def _tree_search(
                 worlds,
                 control,
                 capacity,
+                **flags,
             )
         except BaseException as err:  # noqa: BLE001 - re-raised in the calling thread below
             errors.append(err)

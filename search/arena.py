@@ -21,6 +21,7 @@ class Bot:
     iterations: int | None = None
     time_ms: float | None = None
     playout_depth: int | None = None
+    exploration: float | None = None  # None: the per-game default of search.suggest
 
     def choose(self, state: engine_ext.State, seat: int, seed: int) -> int:
         return search.suggest(
@@ -30,6 +31,7 @@ class Bot:
             iterations=self.iterations,
             time_ms=self.time_ms,
             playout_depth=self.playout_depth,
+            exploration=self.exploration,
             seed=seed,
             top_k=1,
         ).best.action

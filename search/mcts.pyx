@@ -88,6 +88,7 @@ cdef struct Params:
     int playout_depth       # < 0: play to the end
     int worlds              # PIMC
     bint light_playouts     # use the game's playout policy when it has one (else uniform)
+    bint baseline           # subtract the root's heuristic value in each sampled world (games with a heuristic)
     volatile int* cancel
 
 
@@ -319,6 +320,7 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
     cdef bint attached[MAX_PLAYERS]
     cdef double raw[MAX_PLAYERS]
     cdef double scaled[MAX_PLAYERS]
+    cdef double baseline[MAX_PLAYERS]
     cdef double win, ucb, best_ucb, log_avail
     cdef int32_t child, best_child, action, observed, obs_tree
     cdef int64_t done = 0
@@ -339,6 +341,13 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
         if resample:
             vt.determinize(world, prm.seat, rng)
             out.worlds += 1
+        # Control variate: the tree learns each move's value relative to the heuristic value of the root in the same
+        # sampled world. The baseline does not depend on the moves chosen, so rankings stay unbiased, while the noise
+        # that resampled hidden facts add to every evaluation of this iteration cancels.
+        for t in range(players):
+            baseline[t] = 0.5
+        if vt.heuristic != NULL and prm.baseline:
+            vt.heuristic(world, baseline)
         for t in range(trees):
             cur[t] = t
             path[t * MAX_PATH] = t
@@ -417,7 +426,7 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
                 node = &arena.nodes[path[t * MAX_PATH + k]]
                 node.visits += 1
                 if node.mover >= 0:
-                    node.value += scaled[node.mover]
+                    node.value += scaled[node.mover] - baseline[node.mover] + 0.5
                 if k == 1 and node.slot >= 0 and (perfect or t == prm.seat):
                     root_record(stats, node.slot, raw, win)
         out.iterations += 1
@@ -482,7 +491,7 @@ cdef class Control:
 
 def run(State state, int seat, str algorithm, long long iterations, double deadline, unsigned long long seed,
         double exploration, int playout_depth, int worlds, Control control, int node_capacity, int pv_length=8,
-        bint light_playouts=True):
+        bint light_playouts=True, bint baseline=True):
     """One search from ``state`` for ``seat``; releases the GIL while it runs.
 
     ``iterations`` < 0 means no iteration limit (``deadline`` must then be set, in ``monotonic()`` seconds).
@@ -506,6 +515,7 @@ def run(State state, int seat, str algorithm, long long iterations, double deadl
     prm.playout_depth = playout_depth
     prm.worlds = max(1, worlds)
     prm.light_playouts = light_playouts
+    prm.baseline = baseline
     prm.cancel = &control.flag
     out.iterations = 0
     out.worlds = 0

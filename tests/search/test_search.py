@@ -109,6 +109,16 @@ def test_playouts_use_the_games_light_policy_when_asked():
     assert light != uniform, "the per-game playout hook is used"
 
 
+@pytest.mark.parametrize("flag", ["light_playouts", "baseline"])
+def test_search_options_reach_the_compiled_search(flag):
+    state = random_decision_positions("survive", 2, 120, seed=6)[-1]
+    seat = state.current_player()
+    kwargs = {"iterations": 400, "seed": 2, "playout_depth": 6}
+    on = search.suggest(state, seat, **kwargs, **{flag: True})
+    off = search.suggest(state, seat, **kwargs, **{flag: False})
+    assert comparable(on) != comparable(off)
+
+
 # --- The bot does not cheat -------------------------------------------------------------------------------------------
 def comparable(result):
     return [(m.action, m.visits, round(m.value, 9), round(m.win_prob, 9)) for m in result.moves], result.stats["nodes"]
