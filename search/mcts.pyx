@@ -5,11 +5,11 @@ Multiple-observer information-set MCTS (Cowling, Powley & Whitehouse 2012): ever
 what that seat observes (``observed_action``), so another seat's partly hidden move enters a tree as what that tree's
 owner saw of it. Each iteration samples a world consistent with the searching seat's observation, descends all trees
 together (the seat to act selects by UCB with availability counts among the actions legal in this world), expands at
-most one node per tree, plays out (uniformly random, cut off after ``playout_depth`` steps and scored by the game's
-heuristic when it has one), and backs the result up every tree. Rewards are the game's returns scaled to [0, 1]; for games with a heuristic, each
-iteration's rewards are taken relative to the heuristic value of the root in that iteration's sampled world (a control
-variate: it does not depend on the moves, so rankings stay unbiased, and the noise the resampled hidden facts add to
-every leaf cancels).
+most one node per tree, plays out (uniformly random or the game's light policy, cut off after ``playout_depth``
+steps and scored by the game's heuristic when it has one), and backs the result up every tree. Rewards are the game's
+returns scaled to [0, 1]; for games with a heuristic, each iteration's rewards are taken relative to the heuristic
+value of the root in that iteration's sampled world (a control variate: it does not depend on the moves, so rankings
+stay unbiased, and the noise the resampled hidden facts add to every leaf cancels).
 
 The same loop runs PIMC (one perfect-information tree per sampled world, root statistics pooled), ``cheat`` (one
 perfect-information tree on the true state) and flat Monte Carlo (root actions in turn, random playouts).
