@@ -2100,8 +2100,9 @@ cdef class SurviveState(State):
             raise InvalidObservation("adventurers", f"expected {s.num_colours} colours of 10")
         for colour, entries in enumerate(adventurers):
             field = f"adventurers[{colour}]"
-            if not isinstance(entries, list) or len(entries) != MEEPLES_PER_COLOUR:
-                raise InvalidObservation(field, "expected 10 adventurers")
+            if (not isinstance(entries, list) or len(entries) != MEEPLES_PER_COLOUR
+                    or not all(isinstance(e, dict) for e in entries)):
+                raise InvalidObservation(field, "expected 10 adventurers, each an object")
             values = sorted(e.get("value") for e in entries if isinstance(e, dict))
             if values != [VALUES[k] for k in range(MEEPLES_PER_COLOUR)]:
                 raise InvalidObservation(field, "treasure values must be 1,1,2,2,3,3,4,4,5,5")

@@ -165,7 +165,11 @@ class GameHost:
         seats = seats + [{"is_bot": False, "bot": {}}] * (players - len(seats))
         for k, seat in enumerate(seats):
             if seat["is_bot"]:
-                checked_budget(seat["bot"])
+                try:
+                    checked_budget(seat["bot"])
+                except RequestError as err:
+                    field = err.field.replace("settings.", f"seats[{k}].bot.") if err.field else None
+                    raise RequestError(err.code, str(err), field) from None
                 if not seat["bot"].get("algorithm"):
                     seat["bot"] = {**DEFAULT_BOT, **{k2: v for k2, v in seat["bot"].items() if v}}
             seats[k] = seat

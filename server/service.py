@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
@@ -363,7 +364,7 @@ class AtollService(atoll_pb2_grpc.AtollServicer):
                 self.host.slots.acquire()
                 try:
                     budget = budgets[actor]
-                    seeded = type(budget)(**{**budget.__dict__, "seed": (budget.seed + number) % 2**63})
+                    seeded = dataclasses.replace(budget, seed=(budget.seed + number) % 2**63)
                     action = run_search(state, actor, seeded).best.action
                 finally:
                     self.host.slots.release()

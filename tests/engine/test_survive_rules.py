@@ -880,6 +880,14 @@ def test_from_observation_rejects_too_many_creatures():
     assert err.value.field == "creatures.kaiju"
 
 
+def test_from_observation_rejects_adventurers_that_are_not_objects():
+    obs = position(adventurers={"red": [("(5,-3)", 5)]}).observation(0)
+    obs["adventurers"][1][3] = "blue"
+    with pytest.raises(engine_ext.InvalidObservation) as err:
+        engine_ext.from_observation("survive", obs)
+    assert err.value.field == "adventurers[1]"
+
+
 def test_from_json_rejects_an_unresolved_interaction():
     state = position(adventurers={"red": [("(5,-3)", 5), ("(0,5)", 1)]})
     data = json.loads(state.to_json())

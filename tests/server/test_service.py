@@ -280,6 +280,12 @@ def test_a_budget_above_the_cap_is_resource_exhausted(client):
     assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and field_violations(err) == ["settings.iterations"]
 
 
+def test_a_bot_seat_over_the_budget_cap_names_its_seat(client):
+    seats = [None, pb.SeatConfig(is_bot=True, bot=pb.BotSettings(iterations=10**9))]
+    err = status_of(lambda: client.create_game("kuhn_poker", 2, seats=seats))
+    assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and field_violations(err) == ["seats[1].bot.iterations"]
+
+
 def test_cheat_is_not_reachable_by_clients(client):
     _, observation = survive_view()
     err = status_of(lambda: client.suggest(observation=observation, settings=pb.BotSettings(algorithm="cheat")))
