@@ -30,6 +30,7 @@ MODULES = [
     "engine_ext.core",
     "engine_ext.kuhn_poker",
     "engine_ext.leduc_poker",
+    "engine_ext.survive_rules",
     "engine_ext.survive",
     "search.mcts",
 ]

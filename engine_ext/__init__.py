@@ -1,55 +1,61 @@
-"""Atoll's game engines: Cython state cores behind one interface (see DESIGN.md, "Engine core").
+"""Atoll's game engines: Cython state cores behind one interface (see docs/architecture.md).
 
-``GAMES`` lists the registered games; ``new_game(name, players, seed, **options)`` starts one,
-``from_json`` restores any state ``State.to_json`` wrote, and ``from_observation(name, obs)`` builds a determinizable
-state from one seat's view.
+Every game registers one record (``game_info(name)``: seats, options, drawing, belief summary, search defaults);
+``GAMES`` lists the registered names; ``new_game(name, players, seed, **options)`` starts one, ``from_json`` restores
+any state ``State.to_json`` wrote, and ``from_observation(name, obs)`` builds a determinizable state from one seat's
+view.
 """
 
 import json
-from types import ModuleType
 
 from engine_ext import kuhn_poker, leduc_poker, survive
-from engine_ext.core import CHANCE, TERMINAL, IllegalAction, InvalidObservation, State
+from engine_ext.core import CHANCE, TERMINAL, IllegalAction, InvalidMoveText, InvalidObservation, State
+from engine_ext.registry import GameInfo, GameOption, InvalidOption, SearchDefaults
 
-_MODULES: dict[str, ModuleType] = {
-    "kuhn_poker": kuhn_poker,
-    "leduc_poker": leduc_poker,
-    "survive": survive,
-}
+_RECORDS: dict[str, GameInfo] = {info.name: info for module in (kuhn_poker, leduc_poker, survive) for info in module.GAME_INFOS}
 
-GAMES: tuple[str, ...] = tuple(_MODULES)
+GAMES: tuple[str, ...] = tuple(_RECORDS)
 
 __all__ = [
     "CHANCE",
     "GAMES",
     "TERMINAL",
+    "GameInfo",
+    "GameOption",
     "IllegalAction",
+    "InvalidMoveText",
     "InvalidObservation",
+    "InvalidOption",
+    "SearchDefaults",
     "State",
     "from_json",
     "from_observation",
-    "game_module",
+    "game_info",
     "new_game",
 ]
 
 
-def game_module(name: str) -> ModuleType:
-    """The module implementing game ``name``; ``KeyError`` lists the registered names."""
+def game_info(name: str) -> GameInfo:
+    """The record of game ``name``; ``KeyError`` lists the registered names."""
     try:
-        return _MODULES[name]
-    except KeyError:
-        raise KeyError(f"unknown game {name!r}; registered games: {', '.join(GAMES)}") from None
+        return _RECORDS[name]
+    except (KeyError, TypeError):
+        shown = str(name) if len(str(name)) <= 40 else str(name)[:40] + "..."
+        raise KeyError(f"unknown game {shown!r}; registered games: {', '.join(GAMES)}") from None
 
 
 def new_game(name: str, players: int, seed: int = 0, **options) -> State:
-    """A new game of ``name`` for ``players`` seats; ``seed`` fixes any random set-up not modelled as chance."""
-    return game_module(name).new_game(players, seed, **options)
+    """A new game of ``name`` for ``players`` seats; ``seed`` fixes any random set-up not modelled as chance.
+
+    Raises ``KeyError`` for an unknown game, ``InvalidOption`` for an unknown or out-of-range option and
+    ``ValueError`` for a player count outside the game's range."""
+    return game_info(name).new_game(players, seed, **options)
 
 
 def from_json(text: str) -> State:
     """The state that ``State.to_json`` wrote, for any registered game."""
     name = json.loads(text).get("game")
-    return game_module(name).from_json(text)
+    return game_info(name).module.from_json(text)
 
 
 def from_observation(name: str, observation: dict) -> State:
@@ -58,8 +64,4 @@ def from_observation(name: str, observation: dict) -> State:
     Facts hidden from that seat get arbitrary consistent values; determinize resamples them. Raises
     ``InvalidObservation`` (with ``.field``) when no state of the game could produce ``observation``.
     """
-    if not isinstance(observation, dict):
-        raise InvalidObservation("observation", "expected a JSON object")
-    if observation.get("game") != name:
-        raise InvalidObservation("game", f"expected {name!r}, got {observation.get('game')!r}")
-    return game_module(name).from_observation(observation)
+    return game_info(name).from_observation(observation)

@@ -12,9 +12,10 @@ from libc.string cimport memcpy
 cdef enum:
     CHANCE_PLAYER = -1
     TERMINAL_PLAYER = -2
-    # A decision or chance outcome that the observing seat cannot see at all (e.g. another seat's dealt card) is
-    # observed as a game-defined id; no game may use this value as an action id.
+    # The ``seat`` argument of ``observed_action`` for a seat not involved in the action (``State.public_action``).
     NO_SEAT = -1
+    # Most seats any game may have: the size of per-seat buffers (returns, scores, search statistics).
+    MAX_SEATS_ANY = 16
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -66,7 +67,7 @@ ctypedef int32_t (*playout_fn)(const void* s, const int32_t* legal, int n, Rng* 
 cdef struct GameVTable:
     const char* name
     size_t state_size
-    int max_players
+    int max_players               # at most MAX_SEATS_ANY
     int max_actions               # most legal actions at any decision node
     int max_chance_outcomes       # most outcomes at any chance node
     int_of_state_fn num_players
@@ -89,12 +90,10 @@ cdef inline void clone_into(const GameVTable* vt, void* dst, const void* src) no
     memcpy(dst, src, vt.state_size)
 
 
-cdef int32_t sample_from_outcomes(const GameVTable* vt, const void* s, Rng* rng) noexcept nogil
-
-
 cdef class State:
     cdef const GameVTable* vt
     cdef void* buf
+    cdef readonly long long move_number   # moves applied through apply() since new_game/from_json (clones keep it)
 
     cdef void attach(self, const GameVTable* vt) except *
     cdef State empty_like(self)

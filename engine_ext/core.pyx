@@ -15,8 +15,22 @@ TERMINAL = TERMINAL_PLAYER
 cdef int LISTED_IN_ERRORS = 12
 
 
-class IllegalAction(ValueError):
-    """An action that is not legal in the state it was applied to; the state is left unchanged."""
+class MoveError(ValueError):
+    """A move that cannot be played here. ``move_number`` is the position's (moves applied since the start) and
+    ``legal`` the text of the legal moves (or chance outcomes) at that position."""
+
+    def __init__(self, message, move_number=None, legal=()):
+        super().__init__(message)
+        self.move_number = move_number
+        self.legal = list(legal)
+
+
+class IllegalAction(MoveError):
+    """A well-formed action that is not legal in the state it was applied to; the state is left unchanged."""
+
+
+class InvalidMoveText(MoveError):
+    """Move text that does not parse as any move of the game (``string_to_action``)."""
 
 
 class InvalidObservation(ValueError):
@@ -27,30 +41,13 @@ class InvalidObservation(ValueError):
         self.field = field
 
 
-cdef int32_t sample_from_outcomes(const GameVTable* vt, const void* s, Rng* rng) noexcept nogil:
-    """Draw a chance outcome by its probability (generic path for games without a faster sampler)."""
-    cdef int32_t* actions = <int32_t*>malloc(vt.max_chance_outcomes * sizeof(int32_t))
-    cdef double* probs = <double*>malloc(vt.max_chance_outcomes * sizeof(double))
-    cdef int n = vt.chance_outcomes(s, actions, probs)
-    cdef double u = rng_uniform(rng)
-    cdef int i
-    cdef int32_t chosen = actions[n - 1]
-    for i in range(n):
-        u -= probs[i]
-        if u < 0:
-            chosen = actions[i]
-            break
-    free(actions)
-    free(probs)
-    return chosen
-
-
 cdef class State:
     """One game position. Subclasses set the table in ``__cinit__`` through ``attach``."""
 
     def __cinit__(self):
         self.vt = NULL
         self.buf = NULL
+        self.move_number = 0
 
     def __dealloc__(self):
         free(self.buf)
@@ -101,13 +98,13 @@ cdef class State:
 
     cpdef list returns(self):
         """Final utility per seat (all zero before the end)."""
-        cdef double out[16]
+        cdef double out[MAX_SEATS_ANY]
         self.vt.returns(self.buf, out)
         return [out[i] for i in range(self.vt.num_players(self.buf))]
 
     cpdef list scores(self):
         """Points per seat as the game counts them (eggs, prestige, treasure; chips for poker)."""
-        cdef int32_t out[16]
+        cdef int32_t out[MAX_SEATS_ANY]
         self.vt.scores(self.buf, out)
         return [out[i] for i in range(self.vt.num_players(self.buf))]
 
@@ -115,21 +112,27 @@ cdef class State:
     cdef int check_legal(self, int32_t action) except -1:
         cdef int player = self.vt.current_player(self.buf)
         if player == TERMINAL_PLAYER:
-            raise IllegalAction(f"action {action} rejected: the game is over")
-        cdef list options
-        if player == CHANCE_PLAYER:
-            options = [a for a, p in self.chance_outcomes() if p > 0]
-        else:
-            options = self.legal_actions()
+            raise IllegalAction(f"action {action} rejected: the game is over (move {self.move_number})",
+                                self.move_number)
+        cdef list options = self._options()
         if action in options:
             return 0
-        listed = ", ".join(self.action_to_string(a) for a in options[:LISTED_IN_ERRORS])
-        more = f" and {len(options) - LISTED_IN_ERRORS} more" if len(options) > LISTED_IN_ERRORS else ""
         who = "chance" if player == CHANCE_PLAYER else f"seat {player}"
         raise IllegalAction(
-            f"action {action} is not legal for {who} here; legal: {listed}{more} "
-            f"(state.legal_actions() / state.chance_outcomes() list them)"
+            f"action {action} is not legal for {who} at move {self.move_number}; legal: {self._listed(options)}",
+            self.move_number, [self.action_to_string(a) for a in options],
         )
+
+    def _options(self):
+        """The legal decisions, or the possible chance outcomes, of this position."""
+        if self.vt.current_player(self.buf) == CHANCE_PLAYER:
+            return [a for a, p in self.chance_outcomes() if p > 0]
+        return self.legal_actions()
+
+    def _listed(self, list options):
+        listed = ", ".join(self.action_to_string(a) for a in options[:LISTED_IN_ERRORS])
+        more = f" and {len(options) - LISTED_IN_ERRORS} more" if len(options) > LISTED_IN_ERRORS else ""
+        return (listed or "nothing (the game is over)") + more
 
     cpdef apply(self, int32_t action):
         """Play ``action`` (a decision, or a chance outcome at a chance node).
@@ -138,6 +141,7 @@ cdef class State:
         """
         self.check_legal(action)
         self.vt.apply(self.buf, action)
+        self.move_number += 1
 
     def apply_string(self, str text):
         """Parse ``text`` with ``string_to_action`` and apply it."""
@@ -147,6 +151,7 @@ cdef class State:
         """An independent copy (one memcpy of the state struct)."""
         cdef State copy = self.empty_like()
         clone_into(self.vt, copy.buf, self.buf)
+        copy.move_number = self.move_number
         return copy
 
     # -- information ------------------------------------------------------------------------------------------------
@@ -180,6 +185,22 @@ cdef class State:
         raise NotImplementedError
 
     def string_to_action(self, str text):
+        """The action that ``text`` (as ``action_to_string`` writes it) names; ``InvalidMoveText`` when it names none.
+
+        It parses only: whether the action is legal here is ``apply``'s question."""
+        try:
+            return self._parse_move_text(text)
+        except (ValueError, IndexError, KeyError) as err:
+            shown = text if len(text) <= 60 else text[:60] + "..."
+            options = self._options() if not self.is_terminal() else []
+            raise InvalidMoveText(
+                f"{shown!r} is not a {self.game_name} move ({err}) at move {self.move_number}; "
+                f"legal here: {self._listed(options)}",
+                self.move_number, [self.action_to_string(a) for a in options],
+            ) from None
+
+    def _parse_move_text(self, str text):
+        """The game's move grammar: an action id, or ValueError saying what is wrong."""
         raise NotImplementedError
 
     def to_json(self):

@@ -18,6 +18,7 @@ state). A card dealt to another seat is observed as ``Deal:?`` (action id ``play
 """
 
 import json
+import sys
 
 from libc.stdint cimport int8_t, int16_t, int32_t
 
@@ -31,6 +32,7 @@ from engine_ext.core cimport (
 )
 
 from engine_ext.core import IllegalAction, InvalidObservation
+from engine_ext.registry import GameInfo, GameOption, draw_fields
 
 cdef enum:
     MAX_PLAYERS = 10
@@ -260,17 +262,17 @@ cdef class KuhnState(State):
             return ACTION_NAMES[action]
         raise IllegalAction(f"{action} is not a Kuhn poker betting action (0 = Pass, 1 = Bet)")
 
-    def string_to_action(self, str text):
+    def _parse_move_text(self, str text):
         cdef Kuhn* k = self.k()
         cleaned = text.strip().lower()
         if k.winner == NOBODY and k.num_dealt < k.num_players:
             if cleaned.startswith("deal:") and cleaned[5:].isdigit():
                 return int(cleaned[5:])
-            raise IllegalAction(f"{text!r}: a chance node takes 'Deal:<card>' with a card 0..{k.num_players}")
+            raise ValueError(f"a chance node takes 'Deal:<card>' with a card 0..{k.num_players}")
         for action, name in enumerate(ACTION_NAMES):
             if cleaned == name.lower():
                 return action
-        raise IllegalAction(f"{text!r} is not a move; Kuhn poker moves are 'Pass' and 'Bet'")
+        raise ValueError(f"Kuhn poker moves are 'Pass' and 'Bet'")
 
     def history_string(self):
         """The bets so far as OpenSpiel writes them in an information state: ``p`` pass, ``b`` bet."""
@@ -391,3 +393,17 @@ def from_observation(dict obs):
     if state.observation(seat) != obs:
         raise InvalidObservation("observation", "fields contradict each other (pot, contributions or turn)")
     return state
+
+
+GAME_INFOS = (
+    GameInfo(
+        name="kuhn_poker",
+        title="Kuhn poker",
+        description="Kuhn poker exactly as OpenSpiel's kuhn_poker",
+        min_players=2,
+        max_players=MAX_PLAYERS,
+        module=sys.modules[__name__],
+        draw=draw_fields,
+        options=(),
+    ),
+)

@@ -23,6 +23,7 @@ another seat is observed as ``Chance outcome:?`` (action id ``2 * (players + 1)`
 """
 
 import json
+import sys
 
 from libc.stdint cimport int8_t, int16_t, int32_t
 
@@ -36,6 +37,7 @@ from engine_ext.core cimport (
 )
 
 from engine_ext.core import IllegalAction, InvalidObservation
+from engine_ext.registry import GameInfo, GameOption, draw_fields
 
 cdef enum:
     MAX_PLAYERS = 10
@@ -358,18 +360,18 @@ cdef class LeducState(State):
             return ACTION_NAMES[action]
         raise IllegalAction(f"{action} is not a Leduc poker action (0 = Fold, 1 = Call, 2 = Raise)")
 
-    def string_to_action(self, str text):
+    def _parse_move_text(self, str text):
         cdef Leduc* g = self.g()
         cleaned = text.strip().lower()
         if l_current_player(g) == CHANCE_PLAYER:
             prefix = "chance outcome:"
             if cleaned.startswith(prefix) and cleaned[len(prefix):].strip().isdigit():
                 return int(cleaned[len(prefix):])
-            raise IllegalAction(f"{text!r}: a chance node takes 'Chance outcome:<card>'")
+            raise ValueError(f"a chance node takes 'Chance outcome:<card>'")
         for action, name in enumerate(ACTION_NAMES):
             if cleaned == name.lower():
                 return action
-        raise IllegalAction(f"{text!r} is not a move; Leduc poker moves are 'Fold', 'Call' and 'Raise'")
+        raise ValueError(f"Leduc poker moves are 'Fold', 'Call' and 'Raise'")
 
     def _public_fields(self):
         cdef Leduc* g = self.g()
@@ -524,3 +526,17 @@ def from_observation(dict obs):
     if state.observation(seat) != obs:
         raise InvalidObservation("observation", "fields contradict each other (pot, contributions, folds or turn)")
     return state
+
+
+GAME_INFOS = (
+    GameInfo(
+        name="leduc_poker",
+        title="Leduc poker",
+        description="Leduc poker exactly as OpenSpiel's leduc_poker (default options)",
+        min_players=2,
+        max_players=MAX_PLAYERS,
+        module=sys.modules[__name__],
+        draw=draw_fields,
+        options=(GameOption("starting_player", int, 0, "the seat that opens both betting rounds", low=0, high=MAX_PLAYERS - 1),),
+    ),
+)

@@ -20,26 +20,62 @@ import random
 import threading
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 import engine_ext
 from search import mcts
 from search.mcts import Control
 
-__all__ = ["ALGORITHMS", "Control", "Move", "SearchResult", "suggest"]
+__all__ = ["ALGORITHMS", "Control", "Move", "SearchConfig", "SearchResult", "suggest"]
 
 ALGORITHMS = ("ismcts", "pimc", "flat", "greedy", "random", "cheat")
 DEFAULT_ITERATIONS = 1000
-# Playouts longer than this are cut off and scored by the game's heuristic (games without one play to the end).
-DEFAULT_PLAYOUT_DEPTH = {"survive": 0}
-DEFAULT_EXPLORATION = 0.7
-# Survive's win-share heuristic moves by a few hundredths per move: a smaller UCB constant lets the search tell moves
-# apart (arena, 20 games each against greedy at 1,000 iterations: 0.7 scored 19 points a game, 0.05-0.2 about 29).
-EXPLORATION = {"survive": 0.2}
 MAX_NODES = 4_000_000
 FASTEST_ITERATIONS_PER_S = 250_000
 GREEDY_SAMPLES = 8
 BELIEF_WORLDS = 32
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Everything that decides what a search does, in one value. ``None`` fields take the game's record
+    (``engine_ext.game_info(name).search_defaults``) or the documented default; ``resolved(info)`` fills them in.
+
+    ``exploration``: the UCB constant for rewards in [0, 1]. ``playout_depth``: playout steps before the game's
+    heuristic scores the position (-1: to the end). ``light_playouts``: playouts use the game's light policy where it
+    has one. ``baseline``: tree values are learnt relative to the heuristic value of the root in each sampled world (a
+    control variate; games with a heuristic only). ``worlds``: PIMC's sampled worlds. ``node_capacity``: the tree's
+    node limit (default: enough for the budget).
+    """
+
+    algorithm: str = "ismcts"
+    iterations: int | None = None
+    time_ms: float | None = None
+    seed: int = 0
+    threads: int = 1
+    top_k: int = 5
+    exploration: float | None = None
+    playout_depth: int | None = None
+    light_playouts: bool | None = None
+    baseline: bool | None = None
+    worlds: int | None = None
+    node_capacity: int | None = None
+
+    def resolved(self, info: engine_ext.GameInfo) -> SearchConfig:
+        """This configuration with every unset field taken from the game's record and the documented defaults."""
+        defaults = info.search_defaults
+        iterations = self.iterations
+        if iterations is None and self.time_ms is None:
+            iterations = DEFAULT_ITERATIONS
+        return replace(
+            self,
+            iterations=iterations,
+            exploration=defaults.exploration if self.exploration is None else self.exploration,
+            playout_depth=defaults.playout_depth if self.playout_depth is None else self.playout_depth,
+            light_playouts=defaults.light_playouts if self.light_playouts is None else self.light_playouts,
+            baseline=defaults.baseline if self.baseline is None else self.baseline,
+            worlds=self.worlds or max(1, min(32, (iterations or 4096) // 64)),
+        )
 
 
 @dataclass(frozen=True)
@@ -72,70 +108,45 @@ class SearchResult:
 def suggest(
     state_or_observation: engine_ext.State | dict,
     seat: int,
+    config: SearchConfig | None = None,
     *,
-    iterations: int | None = None,
-    time_ms: float | None = None,
-    seed: int = 0,
-    top_k: int = 5,
-    algorithm: str = "ismcts",
-    threads: int = 1,
-    exploration: float | None = None,
-    playout_depth: int | None = None,
-    worlds: int | None = None,
-    node_capacity: int | None = None,
-    light_playouts: bool = True,
-    baseline: bool = True,
     control: Control | None = None,
     allow_cheat: bool = False,
+    **settings,
 ) -> SearchResult:
     """Search the position for ``seat`` (who must be to act) and rank its moves.
 
-    ``state_or_observation``: a state, or one seat's ``observation`` dict (the stateless path). ``exploration``: the
-    UCB constant for rewards in [0, 1] (default per game: 0.2 for Survive, else 0.7). ``control``: pass a
-    ``Control`` to cancel from another thread; the search then returns the best found so far. ``playout_depth``:
-    playout steps before the game's heuristic scores the position (-1: to the end; default per game).
-    ``light_playouts``: playouts use the game's light policy where it has one (else uniform random).
-    ``baseline``: tree values are learnt relative to the heuristic value of the root in each sampled world (a control
-    variate; games with a heuristic only).
+    ``state_or_observation``: a state, or one seat's ``observation`` dict (the stateless path). The search is
+    described by ``config`` (a ``SearchConfig``) or by its fields as keywords (``iterations=5000, seed=1``); keywords
+    override the config's fields. ``control``: pass a ``Control`` to cancel from another thread; the search then
+    returns the best found so far. ``allow_cheat`` must be set for ``algorithm="cheat"`` (benchmarks only).
     """
     state = _as_state(state_or_observation)
-    _check_request(state, seat, iterations, time_ms, top_k, algorithm, threads, allow_cheat)
-    if iterations is None and time_ms is None:
-        iterations = DEFAULT_ITERATIONS
+    info = engine_ext.game_info(state.game_name)
+    try:
+        config = replace(config or SearchConfig(), **settings)
+    except TypeError:
+        unknown = sorted(set(settings) - {f.name for f in fields(SearchConfig)})
+        raise TypeError(f"suggest() got unknown settings {unknown}; SearchConfig lists them") from None
+    _check_request(state, seat, config, allow_cheat)
+    config = config.resolved(info)
     control = control or Control()
     started = time.perf_counter()
-    deadline = mcts.monotonic() + time_ms / 1000.0 if time_ms is not None else 0.0
-    depth = DEFAULT_PLAYOUT_DEPTH.get(state.game_name, -1) if playout_depth is None else playout_depth
-    if exploration is None:
-        exploration = EXPLORATION.get(state.game_name, DEFAULT_EXPLORATION)
-    if algorithm == "random":
-        rng = random.Random(seed)
+    deadline = mcts.monotonic() + config.time_ms / 1000.0 if config.time_ms is not None else 0.0
+    if config.algorithm == "random":
+        rng = random.Random(config.seed)
         action = rng.choice(state.legal_actions())
         pooled = {action: {"visits": 1, "value_sums": [0.0] * state.num_players(), "win_sum": 0.0}}
         runs = [{"iterations": 0, "worlds": 0, "nodes": 0, "pv": [action]}]
-    elif algorithm == "greedy":
-        pooled, runs = _greedy(state, seat, iterations, deadline, seed, control)
+    elif config.algorithm == "greedy":
+        pooled, runs = _greedy(state, seat, config, deadline, control)
     else:
-        pooled, runs = _tree_search(
-            state,
-            seat,
-            algorithm,
-            iterations,
-            deadline,
-            seed,
-            threads,
-            exploration,
-            depth,
-            worlds,
-            node_capacity,
-            control,
-            {"light_playouts": light_playouts, "baseline": baseline},
-        )
+        pooled, runs = _tree_search(state, seat, config, deadline, control)
     elapsed_ms = (time.perf_counter() - started) * 1000.0
-    moves = _rank(state, seat, pooled, runs[0]["pv"], seed, top_k)
+    moves = _rank(state, seat, pooled, runs[0]["pv"], config.seed, config.top_k)
     done = sum(r["iterations"] for r in runs)
     stats = {
-        "algorithm": algorithm,
+        "algorithm": config.algorithm,
         "iterations": done,
         "worlds_sampled": sum(r["worlds"] for r in runs),
         "nodes": sum(r["nodes"] for r in runs),
@@ -143,9 +154,9 @@ def suggest(
         "iterations_per_s": round(done / (elapsed_ms / 1000.0)) if elapsed_ms > 0 else 0,
         "threads": len(runs),
         "cancelled": control.cancelled,
-        "playout_depth": depth,
+        "playout_depth": config.playout_depth,
     }
-    return SearchResult(moves=moves, stats=stats, belief=belief_summary(state, seat, seed))
+    return SearchResult(moves=moves, stats=stats, belief=belief_summary(state, seat, config.seed))
 
 
 def _as_state(state_or_observation) -> engine_ext.State:
@@ -156,10 +167,10 @@ def _as_state(state_or_observation) -> engine_ext.State:
     raise TypeError("suggest() takes a State or an observation dict")
 
 
-def _check_request(state, seat, iterations, time_ms, top_k, algorithm, threads, allow_cheat) -> None:
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
-    if algorithm == "cheat" and not allow_cheat:
+def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, allow_cheat: bool) -> None:
+    if config.algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {config.algorithm!r}")
+    if config.algorithm == "cheat" and not allow_cheat:
         raise ValueError("algorithm: 'cheat' reads hidden information and is only for benchmarks")
     if not 0 <= seat < state.num_players():
         raise ValueError(f"seat: expected 0..{state.num_players() - 1}, got {seat}")
@@ -168,20 +179,23 @@ def _check_request(state, seat, iterations, time_ms, top_k, algorithm, threads, 
             state.current_player(), f"seat {state.current_player()}"
         )
         raise ValueError(f"seat: seat {seat} is not to act; {who} is")
-    if iterations is not None and iterations < 1:
-        raise ValueError(f"iterations: expected at least 1, got {iterations}")
-    if time_ms is not None and time_ms <= 0:
-        raise ValueError(f"time_ms: expected a positive time, got {time_ms}")
-    if top_k < 1:
-        raise ValueError(f"top_k: expected at least 1, got {top_k}")
-    if threads < 1:
-        raise ValueError(f"threads: expected at least 1, got {threads}")
+    if config.iterations is not None and config.iterations < 1:
+        raise ValueError(f"iterations: expected at least 1, got {config.iterations}")
+    if config.time_ms is not None and config.time_ms <= 0:
+        raise ValueError(f"time_ms: expected a positive time, got {config.time_ms}")
+    if config.top_k < 1:
+        raise ValueError(f"top_k: expected at least 1, got {config.top_k}")
+    if config.threads < 1:
+        raise ValueError(f"threads: expected at least 1, got {config.threads}")
 
 
 def _tree_search(
-    state, seat, algorithm, iterations, deadline, seed, threads, exploration, depth, worlds, capacity, control, flags
-):
+    state: engine_ext.State, seat: int, config: SearchConfig, deadline: float, control: Control
+) -> tuple[dict, list[dict]]:
     players = state.num_players()
+    threads = config.threads
+    iterations = config.iterations
+    capacity = config.node_capacity
     if capacity is None:
         # Each iteration adds at most one node per tree; a time budget is bounded by the fastest rate we have seen.
         per_thread = (iterations + threads - 1) // threads if iterations else None
@@ -192,25 +206,13 @@ def _tree_search(
     shares = [-1] * threads
     if iterations is not None:
         shares = [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]
-    worlds = worlds or max(1, min(32, (iterations or 4096) // 64))
     runs: list[dict | None] = [None] * threads
     errors: list[BaseException] = []
 
     def work(i: int) -> None:
         try:
             runs[i] = mcts.run(
-                state,
-                seat,
-                algorithm,
-                shares[i],
-                deadline,
-                _thread_seed(seed, i),
-                exploration,
-                depth,
-                worlds,
-                control,
-                capacity,
-                **flags,
+                state, seat, config, shares[i], deadline, _thread_seed(config.seed, i), control, capacity
             )
         except BaseException as err:  # noqa: BLE001 - re-raised in the calling thread below
             errors.append(err)
@@ -239,12 +241,15 @@ def _thread_seed(seed: int, thread: int) -> int:
     return (seed * 1_000_003 + thread * 7919) % 2**64
 
 
-def _greedy(state, seat, iterations, deadline, seed, control):
+def _greedy(
+    state: engine_ext.State, seat: int, config: SearchConfig, deadline: float, control: Control
+) -> tuple[dict, list[dict]]:
     """One ply: every legal move scored in several sampled worlds by the heuristic (or a random playout)."""
     players = state.num_players()
     legal = state.legal_actions()
-    samples = max(1, (iterations or GREEDY_SAMPLES * len(legal)) // len(legal))
-    depth = 0 if state.game_name in DEFAULT_PLAYOUT_DEPTH else -1
+    seed = config.seed
+    samples = max(1, (config.iterations or GREEDY_SAMPLES * len(legal)) // len(legal))
+    depth = config.playout_depth
     pooled = {}
     done = 0
     for k in range(samples):
@@ -254,7 +259,7 @@ def _greedy(state, seat, iterations, deadline, seed, control):
         for action in legal:
             after = world.clone()
             after.apply(action)
-            scaled = mcts.evaluate_state(after, seat, _thread_seed(seed + action, k), depth)
+            scaled = mcts.evaluate_state(after, seat, _thread_seed(seed + action, k), depth, config.light_playouts)
             slot = pooled.setdefault(action, {"visits": 0, "value_sums": [0.0] * players, "win_sum": 0.0})
             slot["visits"] += 1
             slot["value_sums"] = [a + b for a, b in zip(slot["value_sums"], scaled, strict=True)]
@@ -321,10 +326,10 @@ def principal_line(state, seat, observed_ids: list[int], seed: int) -> list[str]
 
 def belief_summary(state, seat: int, seed: int, worlds: int = BELIEF_WORLDS) -> dict:
     """What ``seat`` believes of every other seat's private facts: frequencies over sampled worlds."""
-    module = engine_ext.game_module(state.game_name)
     sampled = [state.determinize(seat, _thread_seed(seed, 10_000 + k)) for k in range(worlds)]
-    if hasattr(module, "belief_summary"):
-        return module.belief_summary(sampled, seat)
+    summarise = engine_ext.game_info(state.game_name).belief_summary
+    if summarise is not None:
+        return summarise(sampled, seat)
     summary = {}
     for other in range(state.num_players()):
         if other == seat:

@@ -19,86 +19,26 @@ Memory: a node is 32 bytes and the child index 24 bytes per node (a 12-byte slot
 """
 
 from libc.math cimport log, sqrt
-from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from engine_ext.core cimport (
     CHANCE_PLAYER,
+    MAX_SEATS_ANY,
     TERMINAL_PLAYER,
     GameVTable,
     Rng,
     State,
     clone_into,
     rng_below,
+    rng_next,
     rng_seed,
 )
 
-cdef enum:
-    MAX_PLAYERS = 16
-    NO_NODE = -1
-    MAX_PATH = 4096
-    CHECK_EVERY = 64
-
-    ALG_ISMCTS = 0
-    ALG_PIMC = 1
-    ALG_FLAT = 2
-    ALG_CHEAT = 3
-
 ALGORITHMS = {"ismcts": ALG_ISMCTS, "pimc": ALG_PIMC, "flat": ALG_FLAT, "cheat": ALG_CHEAT}
 NODE_BYTES = 56
-
-
-cdef struct Node:
-    int32_t action          # the observed action on the edge into this node
-    int32_t first_child
-    int32_t next_sibling
-    int32_t visits
-    int32_t avail           # times the edge was available when its parent was visited
-    int32_t slot            # row of the root statistics for children of the searching seat's root, else -1
-    float value             # reward sum of the seat that acted on the edge (unused for chance edges)
-    int8_t mover
-
-
-cdef struct Arena:
-    Node* nodes
-    int32_t count
-    int32_t capacity
-    uint64_t* keys          # ((parent + 1) << 32) | action; 0 marks an empty hash slot
-    int32_t* children
-    uint64_t mask
-
-
-# Per root action of the searching seat: visits, raw return sums per seat and win-share sum.
-cdef struct RootStats:
-    int32_t* action
-    int64_t* visits
-    double* values          # [slot * players + seat]
-    double* wins
-    int32_t count
-    int32_t capacity
-    int32_t players
-
-
-cdef struct Params:
-    int algorithm
-    int seat
-    int players
-    int64_t iterations      # < 0: no limit
-    double deadline         # CLOCK_MONOTONIC seconds; 0: none
-    double exploration
-    int playout_depth       # < 0: play to the end
-    int worlds              # PIMC
-    bint light_playouts     # use the game's playout policy when it has one (else uniform)
-    bint baseline           # subtract the root's heuristic value in each sampled world (games with a heuristic)
-    volatile int* cancel
-
-
-cdef struct Outcome:
-    int64_t iterations
-    int64_t worlds
-    int32_t nodes
 
 
 cdef inline double now() noexcept nogil:
@@ -139,10 +79,11 @@ cdef void arena_free(Arena* a) noexcept nogil:
     free(a.children)
 
 
-cdef inline uint64_t mix(uint64_t z) noexcept nogil:
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
-    return z ^ (z >> 31)
+cdef inline uint64_t slot_hash(uint64_t key) noexcept nogil:
+    """The hash slot of an edge key: one splitmix64 step seeded by the key (a good finaliser, no state)."""
+    cdef Rng mixer
+    mixer.state = key - <uint64_t>0x9E3779B97F4A7C15
+    return rng_next(&mixer)
 
 
 cdef inline uint64_t edge_key(int32_t parent, int32_t action) noexcept nogil:
@@ -165,7 +106,7 @@ cdef inline int position_of(const int32_t* sorted_actions, int n, int32_t action
 
 cdef int32_t find_child(const Arena* a, int32_t parent, int32_t action) noexcept nogil:
     cdef uint64_t key = edge_key(parent, action)
-    cdef uint64_t i = mix(key) & a.mask
+    cdef uint64_t i = slot_hash(key) & a.mask
     while a.keys[i] != 0:
         if a.keys[i] == key:
             return a.children[i]
@@ -195,7 +136,7 @@ cdef int32_t new_node(Arena* a, int32_t parent, int32_t action, int mover) noexc
         node.next_sibling = a.nodes[parent].first_child
         a.nodes[parent].first_child = n
         key = edge_key(parent, action)
-        i = mix(key) & a.mask
+        i = slot_hash(key) & a.mask
         while a.keys[i] != 0:
             i = (i + 1) & a.mask
         a.keys[i] = key
@@ -307,139 +248,185 @@ cdef bint stop_now(const Params* prm, int64_t done) noexcept nogil:
     return False
 
 
+cdef int walk_init(Walk* w, const GameVTable* vt, int trees, int players) noexcept nogil:
+    w.trees = trees
+    w.world = malloc(vt.state_size)
+    w.legal = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
+    w.untried = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
+    w.tried = <char*>malloc(vt.max_actions)
+    w.path = <int32_t*>malloc(trees * MAX_PATH * sizeof(int32_t))
+    w.cur = <int32_t*>malloc(trees * sizeof(int32_t))
+    w.plen = <int*>malloc(trees * sizeof(int))
+    w.attached = <bint*>malloc(trees * sizeof(bint))
+    w.raw = <double*>malloc(players * sizeof(double))
+    w.scaled = <double*>malloc(players * sizeof(double))
+    w.baseline = <double*>malloc(players * sizeof(double))
+    return (w.world != NULL and w.legal != NULL and w.untried != NULL and w.tried != NULL and w.path != NULL
+            and w.cur != NULL and w.plen != NULL and w.attached != NULL and w.raw != NULL and w.scaled != NULL
+            and w.baseline != NULL)
+
+
+cdef void walk_free(Walk* w) noexcept nogil:
+    free(w.world)
+    free(w.legal)
+    free(w.untried)
+    free(w.tried)
+    free(w.path)
+    free(w.cur)
+    free(w.plen)
+    free(w.attached)
+    free(w.raw)
+    free(w.scaled)
+    free(w.baseline)
+
+
+cdef void sample_world(const GameVTable* vt, const void* root, const Params* prm, Rng* rng, bint resample, Walk* w,
+                       Outcome* out) noexcept nogil:
+    """Start an iteration: a world consistent with the searching seat's view, every tree back at its root."""
+    cdef int t
+    clone_into(vt, w.world, root)
+    if resample:
+        vt.determinize(w.world, prm.seat, rng)
+        out.worlds += 1
+    # Control variate: the tree learns each move's value relative to the heuristic value of the root in the same
+    # sampled world. The baseline does not depend on the moves chosen, so rankings stay unbiased, while the noise
+    # that resampled hidden facts add to every evaluation of this iteration cancels.
+    for t in range(prm.players):
+        w.baseline[t] = 0.5
+    if vt.heuristic != NULL and prm.baseline:
+        vt.heuristic(w.world, w.baseline)
+    for t in range(w.trees):
+        w.cur[t] = t
+        w.path[t * MAX_PATH] = t
+        w.plen[t] = 1
+        w.attached[t] = True
+
+
+cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena, Rng* rng, Walk* w,
+                           int32_t node) noexcept nogil:
+    """The acting seat's choice at its tree node ``node``: an untried legal action at random, else UCB over the
+    children legal in this world. Every legal child's availability count goes up (it was available this time)."""
+    cdef int n = vt.legal_actions(w.world, w.legal)
+    cdef int k, untried_count = 0
+    cdef int32_t child, best_child = NO_NODE
+    cdef double ucb, best_ucb = -1.0
+    cdef Node* c
+    memset(w.tried, 0, n)
+    # Legal actions are ascending, so whether a child is legal in this world is a binary search.
+    child = arena.nodes[node].first_child
+    while child != NO_NODE:
+        c = &arena.nodes[child]
+        k = position_of(w.legal, n, c.action)
+        if k >= 0:
+            w.tried[k] = 1
+            c.avail += 1
+            if c.visits == 0:
+                ucb = 1e9
+            else:
+                ucb = c.value / c.visits + prm.exploration * sqrt(log(<double>c.avail) / c.visits)
+            if ucb > best_ucb:
+                best_ucb = ucb
+                best_child = child
+        child = c.next_sibling
+    for k in range(n):
+        if not w.tried[k]:
+            w.untried[untried_count] = w.legal[k]
+            untried_count += 1
+    if untried_count > 0:
+        return w.untried[rng_below(rng, untried_count)]
+    if best_child != NO_NODE:
+        return arena.nodes[best_child].action
+    return w.legal[0]
+
+
+cdef bint descend_trees(const GameVTable* vt, const Params* prm, Arena* arena, RootStats* stats, bint perfect,
+                        Walk* w, int player, int32_t action) noexcept nogil:
+    """Move every tree still descending along ``action`` as its owner observes it, expanding a missing child (a tree
+    that expands stops descending). True when the acting seat's own tree expanded: the iteration's tree part ends."""
+    cdef int t
+    cdef int32_t child, observed
+    cdef bint acting_expanded = False
+    for t in range(w.trees):
+        if not w.attached[t]:
+            continue
+        observed = action if perfect else vt.observed_action(w.world, action, t)
+        child = find_child(arena, w.cur[t], observed)
+        if child == NO_NODE:
+            child = new_node(arena, w.cur[t], observed, player)
+            w.attached[t] = False
+            if child == NO_NODE:
+                continue
+            if (not perfect and w.cur[t] == prm.seat) or (perfect and w.cur[t] == 0):
+                arena.nodes[child].slot = root_slot(stats, observed)
+            if player >= 0 and (perfect or t == player):
+                acting_expanded = True
+        if w.plen[t] < MAX_PATH:
+            w.path[t * MAX_PATH + w.plen[t]] = child
+            w.plen[t] += 1
+            w.cur[t] = child
+        else:
+            w.attached[t] = False
+    return acting_expanded
+
+
+cdef void select_and_expand(const GameVTable* vt, const Params* prm, Arena* arena, RootStats* stats, Rng* rng,
+                            bint perfect, Walk* w) noexcept nogil:
+    """Play the world forward from the root: chance by its probabilities, each seat by its own tree, until the acting
+    seat's tree expands a node, the acting seat's tree has left the known part, or the game ends."""
+    cdef int player
+    cdef int32_t action
+    while True:
+        player = vt.current_player(w.world)
+        if player == TERMINAL_PLAYER:
+            return
+        if player == CHANCE_PLAYER:
+            action = vt.sample_chance(w.world, rng)
+        else:
+            if not w.attached[0 if perfect else player]:
+                return
+            action = select_action(vt, prm, arena, rng, w, w.cur[0 if perfect else player])
+        if descend_trees(vt, prm, arena, stats, perfect, w, player, action):
+            vt.apply(w.world, action)
+            return
+        vt.apply(w.world, action)
+
+
+cdef void backpropagate(const Params* prm, Arena* arena, RootStats* stats, bint perfect, Walk* w) noexcept nogil:
+    """Credit every node on every tree's path: a visit, and the reward of the seat that moved into it (relative to
+    the baseline); the searching seat's root children also record the raw returns and the win share."""
+    cdef int t, k
+    cdef Node* node
+    for t in range(w.trees):
+        for k in range(w.plen[t]):
+            node = &arena.nodes[w.path[t * MAX_PATH + k]]
+            node.visits += 1
+            if node.mover >= 0:
+                node.value += w.scaled[node.mover] - w.baseline[node.mover] + 0.5
+            if k == 1 and node.slot >= 0 and (perfect or t == prm.seat):
+                root_record(stats, node.slot, w.raw, w.win)
+
+
 cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, Arena* arena, RootStats* stats,
                      Rng* rng, int64_t budget, bint perfect, bint resample, Outcome* out) noexcept nogil:
-    """Run iterations until ``budget`` (or the parameters) stop it. ``perfect``: one tree keyed by actual actions
-    (PIMC, cheat); otherwise one tree per seat keyed by what it observes. ``resample``: a new world per iteration."""
-    cdef int players = prm.players
-    cdef int trees = 1 if perfect else players
-    cdef void* world = malloc(vt.state_size)
-    cdef int32_t* legal = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
-    cdef int32_t* untried = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
-    cdef char* tried = <char*>malloc(vt.max_actions)
-    cdef int32_t* path = <int32_t*>malloc(trees * MAX_PATH * sizeof(int32_t))
-    cdef int32_t cur[MAX_PLAYERS]
-    cdef int plen[MAX_PLAYERS]
-    cdef bint attached[MAX_PLAYERS]
-    cdef double raw[MAX_PLAYERS]
-    cdef double scaled[MAX_PLAYERS]
-    cdef double baseline[MAX_PLAYERS]
-    cdef double win, ucb, best_ucb, log_avail
-    cdef int32_t child, best_child, action, observed, obs_tree
+    """Iterations until ``budget`` (< 0: none) or the parameters stop them: sample a world, select and expand,
+    evaluate, backpropagate. ``perfect``: one tree keyed by actual actions (PIMC, cheat); otherwise one tree per seat
+    keyed by what it observes. ``resample``: a new world per iteration. Returns 0 when memory ran out."""
+    cdef Walk w
     cdef int64_t done = 0
-    cdef int t, n, k, untried_count, player
-    cdef bint acting_expanded
-    cdef Node* node
-    if world == NULL or legal == NULL or untried == NULL or path == NULL or tried == NULL:
-        free(world)
-        free(legal)
-        free(untried)
-        free(tried)
-        free(path)
+    if not walk_init(&w, vt, 1 if perfect else prm.players, prm.players):
+        walk_free(&w)
         return 0
-    while arena.count < trees:
+    while arena.count < w.trees:
         new_node(arena, NO_NODE, -1, -1)               # one root per tree: node t is tree t's root
     while not stop_now(prm, out.iterations) and (budget < 0 or done < budget):
-        clone_into(vt, world, root)
-        if resample:
-            vt.determinize(world, prm.seat, rng)
-            out.worlds += 1
-        # Control variate: the tree learns each move's value relative to the heuristic value of the root in the same
-        # sampled world. The baseline does not depend on the moves chosen, so rankings stay unbiased, while the noise
-        # that resampled hidden facts add to every evaluation of this iteration cancels.
-        for t in range(players):
-            baseline[t] = 0.5
-        if vt.heuristic != NULL and prm.baseline:
-            vt.heuristic(world, baseline)
-        for t in range(trees):
-            cur[t] = t
-            path[t * MAX_PATH] = t
-            plen[t] = 1
-            attached[t] = True
-        while True:
-            player = vt.current_player(world)
-            if player == TERMINAL_PLAYER:
-                break
-            acting_expanded = False
-            if player == CHANCE_PLAYER:
-                action = vt.sample_chance(world, rng)
-            else:
-                obs_tree = 0 if perfect else player
-                if not attached[obs_tree]:
-                    break
-                n = vt.legal_actions(world, legal)
-                memset(tried, 0, n)
-                best_child = NO_NODE
-                best_ucb = -1.0
-                action = legal[0]
-                # Walk the children (legal actions are ascending, so membership is a binary search): the ones legal in
-                # this world are available; UCB picks among them once every legal action has been tried.
-                child = arena.nodes[cur[obs_tree]].first_child
-                while child != NO_NODE:
-                    node = &arena.nodes[child]
-                    k = position_of(legal, n, node.action)
-                    if k >= 0:
-                        tried[k] = 1
-                        node.avail += 1
-                        if node.visits == 0:
-                            ucb = 1e9
-                        else:
-                            log_avail = log(<double>node.avail)
-                            ucb = node.value / node.visits + prm.exploration * sqrt(log_avail / node.visits)
-                        if ucb > best_ucb:
-                            best_ucb = ucb
-                            best_child = child
-                    child = node.next_sibling
-                untried_count = 0
-                for k in range(n):
-                    if not tried[k]:
-                        untried[untried_count] = legal[k]
-                        untried_count += 1
-                if untried_count > 0:
-                    action = untried[rng_below(rng, untried_count)]
-                elif best_child != NO_NODE:
-                    action = arena.nodes[best_child].action
-            # Advance every tree that is still descending by what its owner observes of ``action``.
-            for t in range(trees):
-                if not attached[t]:
-                    continue
-                observed = action if perfect else vt.observed_action(world, action, t)
-                child = find_child(arena, cur[t], observed)
-                if child == NO_NODE:
-                    child = new_node(arena, cur[t], observed, player)
-                    attached[t] = False
-                    if child == NO_NODE:
-                        continue
-                    if (not perfect and cur[t] == prm.seat) or (perfect and cur[t] == 0):
-                        arena.nodes[child].slot = root_slot(stats, observed)
-                    if player >= 0 and (perfect or t == player):
-                        acting_expanded = True
-                if plen[t] < MAX_PATH:
-                    path[t * MAX_PATH + plen[t]] = child
-                    plen[t] += 1
-                    cur[t] = child
-                else:
-                    attached[t] = False
-            vt.apply(world, action)
-            if acting_expanded:
-                break
-        evaluate(vt, world, prm, rng, legal, raw, scaled, &win)
-        for t in range(trees):
-            for k in range(plen[t]):
-                node = &arena.nodes[path[t * MAX_PATH + k]]
-                node.visits += 1
-                if node.mover >= 0:
-                    node.value += scaled[node.mover] - baseline[node.mover] + 0.5
-                if k == 1 and node.slot >= 0 and (perfect or t == prm.seat):
-                    root_record(stats, node.slot, raw, win)
+        sample_world(vt, root, prm, rng, resample, &w, out)
+        select_and_expand(vt, prm, arena, stats, rng, perfect, &w)
+        evaluate(vt, w.world, prm, rng, w.legal, w.raw, w.scaled, &w.win)
+        backpropagate(prm, arena, stats, perfect, &w)
         out.iterations += 1
         done += 1
     out.nodes = arena.count
-    free(world)
-    free(legal)
-    free(untried)
-    free(tried)
-    free(path)
+    walk_free(&w)
     return 1
 
 
@@ -448,8 +435,8 @@ cdef int flat_search(const GameVTable* vt, const void* root, const Params* prm, 
     """Flat Monte Carlo: the root actions in turn, each followed by a random playout in a fresh world."""
     cdef void* world = malloc(vt.state_size)
     cdef int32_t* legal = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
-    cdef double raw[MAX_PLAYERS]
-    cdef double scaled[MAX_PLAYERS]
+    cdef double raw[MAX_SEATS_ANY]
+    cdef double scaled[MAX_SEATS_ANY]
     cdef double win
     cdef int n, slot
     cdef int32_t action
@@ -492,14 +479,15 @@ cdef class Control:
         return self.flag != 0
 
 
-def run(State state, int seat, str algorithm, long long iterations, double deadline, unsigned long long seed,
-        double exploration, int playout_depth, int worlds, Control control, int node_capacity, int pv_length=8,
-        bint light_playouts=True, bint baseline=True):
-    """One search from ``state`` for ``seat``; releases the GIL while it runs.
+def run(State state, int seat, config, long long iterations, double deadline, unsigned long long seed,
+        Control control, int node_capacity, int pv_length=8):
+    """One thread's search from ``state`` for ``seat``; releases the GIL while it runs.
 
-    ``iterations`` < 0 means no iteration limit (``deadline`` must then be set, in ``monotonic()`` seconds).
+    ``config`` is a resolved ``search.SearchConfig`` (algorithm, exploration, playout depth, worlds, flags).
+    ``iterations`` is this thread's share (< 0: no limit; ``deadline``, in ``monotonic()`` seconds, must then be set).
     Returns root statistics per action of ``seat``, counts, and the principal line (observed action ids).
     """
+    algorithm = config.algorithm
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; expected one of {sorted(ALGORITHMS)}")
     cdef const GameVTable* vt = state.vt
@@ -514,18 +502,18 @@ def run(State state, int seat, str algorithm, long long iterations, double deadl
     prm.players = state.num_players()
     prm.iterations = iterations
     prm.deadline = deadline
-    prm.exploration = exploration
-    prm.playout_depth = playout_depth
-    prm.worlds = max(1, worlds)
-    prm.light_playouts = light_playouts
-    prm.baseline = baseline
+    prm.exploration = config.exploration
+    prm.playout_depth = config.playout_depth
+    prm.worlds = max(1, config.worlds)
+    prm.light_playouts = config.light_playouts
+    prm.baseline = config.baseline
     prm.cancel = &control.flag
     out.iterations = 0
     out.worlds = 0
     out.nodes = 0
     rng_seed(&rng, seed)
-    if prm.players > MAX_PLAYERS:
-        raise ValueError(f"the search handles at most {MAX_PLAYERS} seats")
+    if prm.players > MAX_SEATS_ANY:
+        raise ValueError(f"the search handles at most {MAX_SEATS_ANY} seats")
     if not root_init(&stats, vt.max_actions, prm.players):
         root_free(&stats)
         raise MemoryError()
@@ -617,8 +605,8 @@ def evaluate_state(State state, int seat, unsigned long long seed, int playout_d
     cdef const GameVTable* vt = state.vt
     cdef Params prm
     cdef Rng rng
-    cdef double raw[MAX_PLAYERS]
-    cdef double scaled[MAX_PLAYERS]
+    cdef double raw[MAX_SEATS_ANY]
+    cdef double scaled[MAX_SEATS_ANY]
     cdef double win
     cdef void* world = malloc(vt.state_size)
     cdef int32_t* buf = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))

@@ -151,10 +151,19 @@ def test_observation_with_a_wrong_pot_is_rejected():
         engine_ext.from_observation("leduc_poker", obs)
 
 
-def test_string_to_action_rejects_unknown_text():
+def test_unparseable_move_text_is_its_own_error_naming_the_move_number_and_the_legal_moves():
     state = play("kuhn_poker", [0, 1])
-    with pytest.raises(engine_ext.IllegalAction, match="'Pass' and 'Bet'"):
+    with pytest.raises(engine_ext.InvalidMoveText, match="'Pass' and 'Bet'.*at move 2; legal here: Pass, Bet") as err:
         state.string_to_action("check")
+    assert not isinstance(err.value, engine_ext.IllegalAction)
+    assert err.value.move_number == 2 and err.value.legal == ["Pass", "Bet"]
+
+
+def test_an_illegal_action_names_the_move_number_and_lists_the_legal_moves():
+    state = play("leduc_poker", [0, 2])
+    with pytest.raises(engine_ext.IllegalAction, match="at move 2") as err:
+        state.apply(0)  # Fold with nothing to call
+    assert err.value.move_number == 2 and err.value.legal == ["Call", "Raise"]
 
 
 def test_players_out_of_range_are_rejected():

@@ -1,0 +1,142 @@
+"""One record per registered game, as OpenSpiel's ``GameType`` + registration.
+
+A game module builds its ``GameInfo`` (name, seats, typed options, drawing and belief hooks, search defaults) and
+lists it in ``GAME_INFOS``; ``engine_ext`` registers those records. ListGames, the CLI, the codecs and the search read
+the record, so no code outside a game's own modules branches on a game's name, and adding a game means registering
+one record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from engine_ext.core import InvalidObservation
+
+
+class InvalidOption(ValueError):
+    """A game option that does not exist or has a value outside its range; ``option`` names it."""
+
+    def __init__(self, option: str, message: str):
+        super().__init__(message)
+        self.option = option
+
+
+@dataclass(frozen=True)
+class GameOption:
+    """One option of ``new_game``: its type (``int`` or ``str``), default, allowed values or range, and help text."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    choices: tuple = ()
+    low: int | None = None
+    high: int | None = None
+    required_length: int | None = None  # strings: the exact length, when there is one
+
+    def parse(self, value: Any) -> Any:
+        """The typed value of ``value`` (a wire string or an already typed value); ``InvalidOption`` when invalid."""
+        if self.type is int:
+            if isinstance(value, bool) or not isinstance(value, int | str):
+                raise InvalidOption(self.name, f"option {self.name!r} takes an integer")
+            try:
+                number = int(value)
+            except ValueError:
+                raise InvalidOption(self.name, f"option {self.name!r} takes an integer, not {_short(value)!r}") from None
+            if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
+                raise InvalidOption(self.name, f"option {self.name!r} must be {self.low}..{self.high}, not {number}")
+            return number
+        if not isinstance(value, str):
+            raise InvalidOption(self.name, f"option {self.name!r} takes a string")
+        if self.choices and value not in self.choices:
+            raise InvalidOption(
+                self.name, f"option {self.name!r} must be one of {', '.join(self.choices)}, not {_short(value)!r}"
+            )
+        if self.required_length is not None and len(value) != self.required_length:
+            raise InvalidOption(
+                self.name, f"option {self.name!r} takes {self.required_length} characters, not {len(value)}"
+            )
+        return value
+
+    def describe(self) -> str:
+        """The help text with the allowed values, as ListGames and the CLI show it."""
+        if self.choices:
+            return f"{self.help} (one of {', '.join(self.choices)})"
+        if self.low is not None or self.high is not None:
+            return f"{self.help} ({self.low}..{self.high})"
+        return self.help
+
+
+@dataclass(frozen=True)
+class SearchDefaults:
+    """What ``search.suggest`` uses for a game unless told otherwise, each chosen by an arena match.
+
+    ``exploration``: the UCB constant for rewards in [0, 1]. ``playout_depth``: playout steps before the heuristic
+    scores the position (-1: play to the end). ``light_playouts``: use the game's light playout policy. ``baseline``:
+    learn values relative to the root's heuristic value in each sampled world (games with a heuristic only).
+    """
+
+    exploration: float = 0.7
+    playout_depth: int = -1
+    light_playouts: bool = True
+    baseline: bool = True
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Everything the rest of Atoll needs to know about one registered game."""
+
+    name: str
+    title: str
+    description: str
+    min_players: int
+    max_players: int
+    module: ModuleType
+    draw: Callable[[dict], str]  # the board as one seat sees it, from its observation only
+    options: tuple[GameOption, ...] = ()
+    fixed_options: Mapping[str, Any] = field(default_factory=dict)  # passed to the module's new_game, not settable
+    belief_summary: Callable[[list, int], dict] | None = None  # (sampled worlds, seat) -> summary; None: generic
+    search_defaults: SearchDefaults = SearchDefaults()
+
+    def option(self, name: str) -> GameOption:
+        for option in self.options:
+            if option.name == name:
+                return option
+        valid = ", ".join(o.name for o in self.options) or "none"
+        raise InvalidOption(name, f"{self.name} has no option {_short(name)!r}; its options: {valid}")
+
+    def parse_options(self, raw: Mapping[str, Any]) -> dict:
+        """Typed, validated options (defaults filled in); ``InvalidOption`` names the first bad one."""
+        typed = {o.name: o.default for o in self.options}
+        for name, value in raw.items():
+            typed[name] = self.option(name).parse(value)
+        return typed
+
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"{self.name} takes {self.min_players}..{self.max_players} players, not {players}")
+
+    def new_game(self, players: int, seed: int = 0, **options):
+        self.check_players(players)
+        return self.module.new_game(players, seed, **self.fixed_options, **self.parse_options(options))
+
+    def from_observation(self, observation: dict):
+        if not isinstance(observation, dict):
+            raise InvalidObservation("observation", "expected a JSON object")
+        if observation.get("game") != self.name:
+            raise InvalidObservation("game", f"expected {self.name!r}, got {_short(observation.get('game'))!r}")
+        return self.module.from_observation(observation)
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    """User input quoted in an error, cut to ``limit`` characters so errors never echo unbounded input."""
+    text = str(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def draw_fields(observation: dict) -> str:
+    """A one-line drawing for games without a board: every field of the observation but the game's name."""
+    return " | ".join(f"{k} {v}" for k, v in observation.items() if k not in ("game", "players"))

@@ -1,0 +1,85 @@
+# cython: language_level=3
+"""The search's C structures (see mcts.pyx for the algorithm). Memory: every buffer here is owned by the ``run`` call
+that allocates it and freed before it returns; nothing is shared between threads but the cancel flag."""
+
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+
+cdef enum:
+    NO_NODE = -1
+    MAX_PATH = 4096             # deepest path kept per tree; deeper descents stop growing that tree
+    CHECK_EVERY = 64            # iterations between checks of the deadline and the cancel flag
+
+    ALG_ISMCTS = 0
+    ALG_PIMC = 1
+    ALG_FLAT = 2
+    ALG_CHEAT = 3
+
+
+cdef struct Node:
+    int32_t action          # the observed action on the edge into this node (-1 for a root)
+    int32_t first_child     # NO_NODE, or the newest child; siblings chain through next_sibling
+    int32_t next_sibling
+    int32_t visits          # iterations that passed through this node
+    int32_t avail           # iterations in which this edge was legal when its parent was visited (>= 1)
+    int32_t slot            # row in RootStats for children of the searching seat's root, else -1
+    float value             # sum of the mover's rewards (reward - baseline + 0.5) over ``visits``; unused for chance
+    int8_t mover            # seat that took the edge's action, -1 for chance and roots
+
+
+cdef struct Arena:
+    Node* nodes             # nodes[0 .. count): roots first (node t is tree t's root)
+    int32_t count
+    int32_t capacity        # the trees stop growing when count reaches it; iterations go on
+    uint64_t* keys          # open addressing, at most half full: ((parent + 1) << 32) | action; 0 = empty
+    int32_t* children       # the child node of each key
+    uint64_t mask           # number of hash slots - 1 (a power of two)
+
+
+cdef struct RootStats:
+    # Per root action of the searching seat: visits, raw return sums per seat and the win-share sum. These (not the
+    # tree's control-variate values) are what the caller ranks and reports.
+    int32_t* action
+    int64_t* visits
+    double* values          # [slot * players + seat]
+    double* wins
+    int32_t count
+    int32_t capacity        # the game's max_actions
+    int32_t players
+
+
+cdef struct Params:
+    int algorithm           # ALG_*
+    int seat                # the searching seat
+    int players
+    int64_t iterations      # < 0: no limit (a deadline or a cancel stops the search)
+    double deadline         # CLOCK_MONOTONIC seconds; 0: none
+    double exploration      # UCB constant for rewards in [0, 1]
+    int playout_depth       # steps before the heuristic scores a playout; < 0: play to the end
+    int worlds              # PIMC: worlds the iteration budget is split over
+    bint light_playouts     # playouts use the game's light policy when it has one (else uniform)
+    bint baseline           # rewards relative to the root's heuristic value in each sampled world
+    volatile int* cancel    # set by Control.cancel() from another thread
+
+
+cdef struct Outcome:
+    int64_t iterations
+    int64_t worlds
+    int32_t nodes
+
+
+cdef struct Walk:
+    # One iteration's working memory, allocated once per search. ``trees`` is 1 for a perfect-information search
+    # (PIMC, cheat) and one per seat for ISMCTS, each tree keyed by what its owner observes.
+    int trees
+    void* world             # the sampled world, played forward as the iteration descends
+    int32_t* legal          # max_actions entries
+    int32_t* untried        # max_actions entries
+    char* tried             # max_actions flags
+    int32_t* path           # trees * MAX_PATH node ids: path[t * MAX_PATH + k] is tree t's k-th node
+    int32_t* cur            # per tree: the node the descent is at
+    int* plen               # per tree: path length
+    bint* attached          # per tree: still descending (false once it expanded, filled up or ran out of path)
+    double* raw             # per seat: returns of the playout
+    double* scaled          # per seat: returns scaled to [0, 1]
+    double* baseline        # per seat: the root's heuristic value in this world (0.5 without a control variate)
+    double win              # the searching seat's win share of the playout
