@@ -46,20 +46,24 @@ class AtollClient:
         game: str,
         players: int,
         *,
-        seed: int = 0,
+        seed: int | None = None,
         options: dict[str, str] | None = None,
         seats: list[pb.SeatConfig | None] | None = None,
     ) -> pb.CreateGameResponse:
+        """A hosted game; ``seats[k]`` None (or missing) is a human seat. Without ``seed`` the server draws a
+        secret one; a chosen seed makes the game's chance predictable (replays, tests)."""
         request = pb.CreateGameRequest(
             game=game,
             players=players,
-            seed=seed,
             options=options or {},
             seats=[s or pb.SeatConfig() for s in (seats or [])],
         )
+        if seed is not None:
+            request.seed = seed
         response = self.stub.CreateGame(request, timeout=self.timeout)
         for seat in response.seats:
-            self.tokens[(response.game_id, seat.seat)] = seat.token
+            if seat.token:
+                self.tokens[(response.game_id, seat.seat)] = seat.token
         return response
 
     def get_view(self, game_id: str, seat: int, *, token: str | None = None) -> pb.View:
@@ -132,9 +136,12 @@ class AtollClient:
         return request
 
     def play_game(
-        self, game: str, players: int, *, seed: int = 0, bots: list[pb.BotSettings] | None = None
+        self, game: str, players: int, *, seed: int | None = None, bots: list[pb.BotSettings] | None = None
     ) -> Iterator[pb.GameEvent]:
-        return self.stub.PlayGame(pb.PlayGameRequest(game=game, players=players, seed=seed, bots=bots or []))
+        request = pb.PlayGameRequest(game=game, players=players, bots=bots or [])
+        if seed is not None:
+            request.seed = seed
+        return self.stub.PlayGame(request)
 
     def watch_game(
         self, game_id: str, seat: int, *, from_move: int = 0, token: str | None = None

@@ -9,7 +9,8 @@ import argparse
 import json
 import time
 
-from search.arena import Bot, run_match
+from search.arena import run_match
+from search.play import BotSettings
 
 
 def main() -> None:
@@ -30,8 +31,10 @@ def main() -> None:
     result = run_match(
         args.game,
         args.players,
-        Bot(args.algorithm, iterations=args.iterations, playout_depth=args.playout_depth, exploration=args.exploration),
-        Bot(args.field_algorithm, iterations=args.field_iterations),
+        BotSettings(
+            args.algorithm, iterations=args.iterations, playout_depth=args.playout_depth, exploration=args.exploration
+        ),
+        BotSettings(args.field_algorithm, iterations=args.field_iterations),
         args.games,
         seed=args.seed,
         workers=args.workers,

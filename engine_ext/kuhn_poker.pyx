@@ -32,7 +32,7 @@ from engine_ext.core cimport (
 )
 
 from engine_ext.core import IllegalAction, InvalidObservation
-from engine_ext.registry import GameInfo, GameOption, draw_fields
+from engine_ext.registry import GameInfo, draw_fields
 
 cdef enum:
     MAX_PLAYERS = 10
@@ -272,7 +272,7 @@ cdef class KuhnState(State):
         for action, name in enumerate(ACTION_NAMES):
             if cleaned == name.lower():
                 return action
-        raise ValueError(f"Kuhn poker moves are 'Pass' and 'Bet'")
+        raise ValueError("Kuhn poker moves are 'Pass' and 'Bet'")
 
     def history_string(self):
         """The bets so far as OpenSpiel writes them in an information state: ``p`` pass, ``b`` bet."""

@@ -367,11 +367,11 @@ cdef class LeducState(State):
             prefix = "chance outcome:"
             if cleaned.startswith(prefix) and cleaned[len(prefix):].strip().isdigit():
                 return int(cleaned[len(prefix):])
-            raise ValueError(f"a chance node takes 'Chance outcome:<card>'")
+            raise ValueError("a chance node takes 'Chance outcome:<card>'")
         for action, name in enumerate(ACTION_NAMES):
             if cleaned == name.lower():
                 return action
-        raise ValueError(f"Leduc poker moves are 'Fold', 'Call' and 'Raise'")
+        raise ValueError("Leduc poker moves are 'Fold', 'Call' and 'Raise'")
 
     def _public_fields(self):
         cdef Leduc* g = self.g()
@@ -537,6 +537,9 @@ GAME_INFOS = (
         max_players=MAX_PLAYERS,
         module=sys.modules[__name__],
         draw=draw_fields,
-        options=(GameOption("starting_player", int, 0, "the seat that opens both betting rounds", low=0, high=MAX_PLAYERS - 1),),
+        options=(
+            GameOption("starting_player", int, 0, "the seat that opens both betting rounds",
+                       low=0, high=MAX_PLAYERS - 1),
+        ),
     ),
 )

@@ -16,7 +16,7 @@ from typing import Any
 from engine_ext.core import InvalidObservation
 
 
-class InvalidOption(ValueError):
+class InvalidOption(ValueError):  # noqa: N818 - named as IllegalAction and InvalidObservation are
     """A game option that does not exist or has a value outside its range; ``option`` names it."""
 
     def __init__(self, option: str, message: str):
@@ -38,14 +38,19 @@ class GameOption:
     required_length: int | None = None  # strings: the exact length, when there is one
 
     def parse(self, value: Any) -> Any:
-        """The typed value of ``value`` (a wire string or an already typed value); ``InvalidOption`` when invalid."""
+        """The typed value of ``value`` (a wire string or an already typed value; ``None``: the default);
+        ``InvalidOption`` when invalid."""
+        if value is None:
+            return self.default
         if self.type is int:
             if isinstance(value, bool) or not isinstance(value, int | str):
                 raise InvalidOption(self.name, f"option {self.name!r} takes an integer")
             try:
                 number = int(value)
             except ValueError:
-                raise InvalidOption(self.name, f"option {self.name!r} takes an integer, not {_short(value)!r}") from None
+                raise InvalidOption(
+                    self.name, f"option {self.name!r} takes an integer, not {_short(value)!r}"
+                ) from None
             if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
                 raise InvalidOption(self.name, f"option {self.name!r} must be {self.low}..{self.high}, not {number}")
             return number

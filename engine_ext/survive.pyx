@@ -43,23 +43,21 @@ import random as _random
 import re
 import sys
 
-from libc.stdint cimport int32_t, uint8_t
+from libc.stdint cimport int32_t
 from libc.string cimport memset
 
-from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, State
+from engine_ext.core cimport State
 from engine_ext.survive_rules cimport *
 
 from engine_ext.survive_board import (
     BACK_NAMES,
     BACKS,
-    BOARD_DATA,
-    CELL_INDEX,
+    RESCUE_AT,
     CELLS,
     COLOUR_NAMES,
     CREATURE_NAMES,
     LAND_NAMES,
     PHASE_NAMES,
-    RESCUE_NAMES,
     SERPENT_STARTS,
     SLOT_CELLS,
     SUPPLY,
@@ -336,17 +334,12 @@ cdef class SurviveState(State):
 
     def _board_lines(self):
         """The board and its legend: only public facts (terrain, creatures, rafts, how many Adventurers where)."""
-        cdef Survive* s = self.g()
         cdef int c
         lines = []
-        rescue_at = {}
-        for name in RESCUE_NAMES:
-            for cell in BOARD_DATA["rescue_islands"][name]:
-                rescue_at[tuple(cell)] = name
         for r in range(-6, 7):
             # Pointy-top hexes: a cell's column is 4q + 2r characters (x = q + r/2), shifted so the board starts at 0.
             line = [" "] * 80
-            tokens = [(q, f" {name} ") for (q, rr), name in rescue_at.items() if rr == r]
+            tokens = [(q, f" {name} ") for (q, rr), name in RESCUE_AT.items() if rr == r]
             tokens += [(CELLS[c][0], self._token(c)) for c in range(NUM_CELLS) if CELLS[c][1] == r]
             for q, token in tokens:
                 col = 4 * q + 2 * r + 24
@@ -709,7 +702,7 @@ def _parse_move(str text):
         for key, value in match.groupdict().items():
             _read_field(fields, key, value)
         return _encode_fields(fields)
-    raise ValueError("no move reads like this; examples: 'move red:5 (2,-1)->(3,-1)', 'remove forest (1,2)', 'end'")
+    raise ValueError("no move reads like this; examples: 'move raft (2,-1)->(3,-1)', 'remove forest (1,2)', 'end'")
 
 
 def _encode_fields(dict fields):

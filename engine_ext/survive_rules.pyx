@@ -4,7 +4,7 @@ search drives. The rules and rulings are in ``survive.pyx``'s docstring and docs
 decoded once into a ``Move`` (``survive_rules.pxd``) before a rule reads it."""
 
 from libc.math cimport exp, pow
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, rng_below

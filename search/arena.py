@@ -1,65 +1,32 @@
-"""Matches between bots: seats rotate, chance is seeded, games run in a process pool (spawn, never fork)."""
+"""Matches between bots: seats rotate, every game is played by ``search.play`` from its seed, games run in a process
+pool (spawn, never fork)."""
 
 from __future__ import annotations
 
 import math
 import multiprocessing
-import random
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
-import engine_ext
-import search
-from engine_ext import core
-
-
-@dataclass(frozen=True)
-class Bot:
-    """A search configuration: what ``search.suggest`` gets for every decision of the seat."""
-
-    algorithm: str = "ismcts"
-    iterations: int | None = None
-    time_ms: float | None = None
-    playout_depth: int | None = None
-    exploration: float | None = None  # None: the per-game default of search.suggest
-
-    def choose(self, state: engine_ext.State, seat: int, seed: int) -> int:
-        return search.suggest(
-            state,
-            seat,
-            algorithm=self.algorithm,
-            iterations=self.iterations,
-            time_ms=self.time_ms,
-            playout_depth=self.playout_depth,
-            exploration=self.exploration,
-            seed=seed,
-            top_k=1,
-        ).best.action
+from search import play
+from search.play import BotSettings, Position
 
 
-def play_game(game: str, bots: list[Bot], seed: int) -> dict:
-    """One game with ``bots[seat]`` at each seat; returns, scores and the number of steps."""
-    rng = random.Random(seed)
-    state = engine_ext.new_game(game, len(bots), seed=seed)
-    steps = 0
-    while not state.is_terminal():
-        seat = state.current_player()
-        if seat == engine_ext.CHANCE:
-            action = core.sample_chance(state, rng.getrandbits(63))
-        else:
-            action = bots[seat].choose(state, seat, rng.getrandbits(32))
-        state.apply(action)
-        steps += 1
-    return {"returns": state.returns(), "scores": state.scores(), "steps": steps}
+def play_game(game: str, bots: list[BotSettings], seed: int) -> dict:
+    """One game with ``bots[seat]`` at each seat, dealt from ``seed``; returns, scores and the number of steps."""
+    position = Position(play.new_game(game, len(bots), seed))
+    for _ in play.play(position, seed, bots):
+        pass
+    return {"returns": position.state.returns(), "scores": position.state.scores(), "steps": position.moves}
 
 
 def _play(args: tuple) -> dict:
     game, bots, seed = args
-    return play_game(game, [Bot(**b) for b in bots], seed)
+    return play_game(game, [BotSettings(**b) for b in bots], seed)
 
 
 def run_match(
-    game: str, players: int, challenger: Bot, field: Bot, games: int, seed: int = 0, workers: int = 1
+    game: str, players: int, challenger: BotSettings, field: BotSettings, games: int, seed: int = 0, workers: int = 1
 ) -> dict:
     """``challenger`` against ``players - 1`` copies of ``field``; the challenger's seat rotates every game."""
     jobs = []

@@ -13,9 +13,10 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from atoll.v1 import atoll_pb2, atoll_pb2_grpc
-from server.hosting import GameHost, SearchSlots
-from server.service import AtollService
+from atoll.v1 import atoll_pb2
+from server.budget import Limits
+from server.hosting import GameHost
+from server.service import AtollService, handler
 from server.store import GameStore
 
 SERVICE_NAME = atoll_pb2.DESCRIPTOR.services_by_name["Atoll"].full_name
@@ -39,15 +40,22 @@ class AtollServer:
         port: int = 50051,
         db: str | Path | None = None,
         max_searches: int | None = None,
-        workers: int = 32,
+        workers: int = 64,
+        max_streams: int = 32,
+        streams_per_game: int = 8,
     ):
         from server.store import default_db_path
 
         self.db_path = Path(db) if db else default_db_path()
         self.store = GameStore(self.db_path)
-        self.slots = SearchSlots(max_searches or 2 * (os.cpu_count() or 1))
+        # Streams and searches each hold a worker thread; their caps leave at least a quarter of the workers for
+        # unary calls and health checks, whatever clients do.
+        searches = max_searches or 2 * (os.cpu_count() or 1)
+        if searches + max_streams > workers * 3 // 4:
+            raise ValueError(f"{searches} searches + {max_streams} streams leave too few of {workers} workers free")
+        self.limits = Limits(searches, max_streams, streams_per_game)
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers), options=SERVER_OPTIONS)
-        atoll_pb2_grpc.add_AtollServicer_to_server(AtollService(GameHost(self.store, self.slots)), self.server)
+        self.server.add_generic_rpc_handlers((handler(AtollService(GameHost(self.store, self.limits), self.limits)),))
         self.health = health.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection(
@@ -65,10 +73,13 @@ class AtollServer:
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
     def stop(self, grace: float = 5.0) -> None:
-        """Stop taking calls, let running ones finish for ``grace`` seconds, close the store."""
+        """Stop taking calls, finish the running ones within ``grace`` seconds, close the store. Running searches
+        are cut at once and answer with their best move so far; a bot turn in progress is abandoned (not stored)."""
         for name in ("", SERVICE_NAME):
             self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-        self.server.stop(grace).wait()
+        stopped = self.server.stop(grace)
+        self.limits.shutdown()
+        stopped.wait()
         self.store.close()
 
     def serve_forever(self) -> None:

@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import random
+import secrets
 import sys
 
 import engine_ext
@@ -35,7 +36,17 @@ def play_random_game(name: str, players: int, seed: int) -> engine_ext.State:
 
 def demo(args: argparse.Namespace) -> int:
     for name in engine_ext.GAMES:
-        play_random_game(name, 2, args.seed)
+        play_random_game(name, engine_ext.game_info(name).min_players, args.seed)
+    return 0
+
+
+def games(args: argparse.Namespace) -> int:
+    """The registered games with their seats and options (what ListGames answers)."""
+    for name in engine_ext.GAMES:
+        info = engine_ext.game_info(name)
+        print(f"{name}: {info.title}, {info.min_players}-{info.max_players} players. {info.description}")
+        for option in info.options:
+            print(f"  --option {option.name}=...  default {option.default!r}: {option.describe()}")
     return 0
 
 
@@ -57,11 +68,44 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def suggest(args: argparse.Namespace) -> int:
-    """One-shot analysis of a JSON observation (a seat's view, as ``state.observation(seat)`` writes it)."""
-    with open(args.observation) if args.observation != "-" else sys.stdin as source:
-        obs = json.load(source)
+SUGGEST_FORMAT = (
+    "give a seat's observation as JSON: either the object `state.observation(seat)` returns "
+    '(e.g. {"game": "kuhn_poker", "players": 2, "seat": 0, ...}) or the View that GetView returns '
+    "(its `observation` field is read)"
+)
+
+
+def read_observation(path: str) -> dict:
+    """A seat's observation from a JSON file ('-': stdin): an engine observation or a GetView response."""
+    from google.protobuf import json_format
+
+    from atoll.v1 import atoll_pb2 as pb
+    from server import codec
+
     try:
+        with open(path) if path != "-" else sys.stdin as source:
+            data = json.load(source)
+    except OSError as err:
+        raise ValueError(f"cannot read {path}: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path} is not JSON ({err.msg}, line {err.lineno}); {SUGGEST_FORMAT}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} holds a JSON {type(data).__name__}, not an object; {SUGGEST_FORMAT}")
+    if "observation" in data:  # a View (GetView, WatchGame) as protobuf JSON
+        try:
+            view = json_format.ParseDict(data, pb.View(), ignore_unknown_fields=True)
+            return codec.observation_from_proto(view.observation)
+        except (json_format.ParseError, codec.CodecError) as err:
+            raise ValueError(f"{path}: not a View ({err}); {SUGGEST_FORMAT}") from None
+    if "game" not in data:
+        raise ValueError(f"{path} has no 'game' field; {SUGGEST_FORMAT}")
+    return data
+
+
+def suggest(args: argparse.Namespace) -> int:
+    """One-shot analysis of a seat's observation (see ``SUGGEST_FORMAT``)."""
+    try:
+        obs = read_observation(args.observation)
         result = search.suggest(
             obs,
             obs.get("seat", 0),
@@ -71,7 +115,7 @@ def suggest(args: argparse.Namespace) -> int:
             top_k=args.top_k,
             threads=args.threads,
         )
-    except (ValueError, KeyError) as err:
+    except (ValueError, KeyError, TypeError) as err:
         print(f"atoll suggest: {err}", file=sys.stderr)
         return 2
     print(
@@ -82,50 +126,102 @@ def suggest(args: argparse.Namespace) -> int:
     return 0
 
 
+PLAY_HELP = """commands:
+  <move text>   play a move, written as `moves` lists it (e.g. Pass, move red:5 (2,-1)->(3,-1))
+  moves         the legal moves (all of them with `moves all`)
+  hint          the bot's top three moves for you, with their win chances and expected lines
+  board         the board again
+  help          this list
+  quit          leave the game (end of input does the same)"""
+MOVES_SHOWN = 40
+
+
+def readable_private(private: dict) -> str:
+    """A seat's private facts as ``key: value`` lines (lists and maps flattened)."""
+    lines = []
+    for key, value in private.items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k} {v}" for k, v in value.items())
+        elif isinstance(value, list):
+            value = ", ".join(str(v) for v in value)
+        lines.append(f"  your {key.replace('_', ' ')}: {value}")
+    return "\n".join(lines)
+
+
 def play(args: argparse.Namespace) -> int:
-    """A person plays one seat against bots in the terminal; 'hint' asks the bot, 'moves' lists legal moves."""
-    state = engine_ext.new_game(args.game, args.players, args.seed)
-    rng = random.Random(args.seed)
+    """A person plays one seat against bots in the terminal. Everything shown comes from that seat's observation;
+    chance and the bots go through the one game loop (``search.play``) with a fresh secret seed unless one is given."""
+    from search import play as game_loop
+
+    info = engine_ext.game_info(args.game)
+    seed = args.seed if args.seed is not None else secrets.randbits(63)
     me = args.seat
-    while not state.is_terminal():
-        player = state.current_player()
-        if player == engine_ext.CHANCE:
-            outcomes = state.chance_outcomes()
-            action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
-            print(f"  chance: {state.action_to_string(state.observed_action(action, me))}")
-            state.apply(action)
-            continue
-        if player != me:
-            action = search.suggest(state, player, iterations=args.iterations, seed=rng.getrandbits(32)).best.action
-            print(f"  seat {player}: {state.action_to_string(state.observed_action(action, me))}")
-            state.apply(action)
-            continue
-        if state.game_name == "survive":
-            print(state)
-        print(json.dumps(state.private_info(me)))
-        while True:
-            try:
-                text = input(f"seat {me}> ").strip()
-            except EOFError:
-                return 1
-            if text == "hint":
-                result = search.suggest(state, me, iterations=args.iterations * 2, seed=rng.getrandbits(32))
-                for m in result.moves[:3]:
-                    print(f"  {m.text}  (win {m.win_prob:.2f}, {m.visits} visits)  line: {' / '.join(m.pv[:4])}")
-                continue
-            if text == "moves":
-                print("  " + "\n  ".join(state.action_to_string(a) for a in state.legal_actions()[:60]))
-                continue
-            if text == "quit":
-                return 1
-            try:
-                state.apply(state.string_to_action(text))
-                break
-            except engine_ext.IllegalAction as err:
-                print(f"  {err}")
-    print(state if state.game_name == "survive" else "")
-    print(f"game over: scores {state.scores()}, returns {state.returns()}")
+    if not 0 <= me < args.players:
+        print(f"atoll play: --seat must be 0..{args.players - 1}", file=sys.stderr)
+        return 2
+    bots = [None if seat == me else game_loop.BotSettings(iterations=args.iterations) for seat in range(args.players)]
+    try:
+        position = game_loop.Position(game_loop.new_game(args.game, args.players, seed))
+    except ValueError as err:
+        print(f"atoll play: {err}", file=sys.stderr)
+        return 2
+    state = position.state
+    print(f"{info.title}, {args.players} players; you are seat {me}. Type `help` for the commands.")
+    while True:
+        before = state.clone()
+        for step in game_loop.play(position, seed, bots):
+            mine = engine_ext.from_observation(args.game, before.observation(me))
+            who = "chance" if step.actor == engine_ext.CHANCE else f"seat {step.actor}"
+            print(f"  {who}: {mine.action_to_string(before.observed_action(step.action, me))}")
+            before = state.clone()
+        if state.is_terminal():
+            break
+        obs = state.observation(me)
+        print(info.draw(obs))
+        print(readable_private(state.private_info(me)))
+        if not ask_move(state, me, info, args.iterations, seed, position):
+            return 0
+    print(info.draw(state.observation(me)))
+    print(f"game over: scores {state.scores()}, returns {state.returns()} (seed {seed})")
     return 0
+
+
+def ask_move(state: engine_ext.State, me: int, info, iterations: int, seed: int, position) -> bool:
+    """Prompt until the person plays a legal move (True) or leaves (False)."""
+    mine = info.from_observation(state.observation(me))
+    while True:
+        try:
+            text = input(f"seat {me}> ").strip()
+        except EOFError:
+            print()
+            return False
+        if text in ("quit", "exit"):
+            return False
+        if text in ("help", "?"):
+            print(PLAY_HELP)
+        elif text == "board":
+            print(info.draw(state.observation(me)))
+        elif text in ("moves", "moves all"):
+            legal = [mine.action_to_string(a) for a in mine.legal_actions()]
+            shown = legal if text == "moves all" else legal[:MOVES_SHOWN]
+            print("  " + "\n  ".join(shown))
+            if len(shown) < len(legal):
+                print(f"  ... {len(legal) - len(shown)} more (`moves all` lists every one)")
+        elif text == "hint":
+            result = search.suggest(state.observation(me), me, iterations=iterations * 2, seed=seed + position.moves)
+            for m in result.moves[:3]:
+                print(f"  {m.text}  (win {m.win_prob:.2f}, {m.visits} visits)  line: {' / '.join(m.pv[:4])}")
+        elif text:
+            try:
+                action = mine.string_to_action(text)
+            except engine_ext.InvalidMoveText:
+                print(f"  {text[:60]!r} is not a move of this game; `moves` lists the legal ones")
+                continue
+            if action not in mine.legal_actions():
+                print(f"  {text[:60]!r} is not legal here; `moves` lists the legal ones")
+                continue
+            position.apply(action)
+            return True
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -141,10 +237,14 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("game", choices=engine_ext.GAMES)
     cmd.add_argument("--players", type=int, default=2)
     cmd.add_argument("--seat", type=int, default=0)
-    cmd.add_argument("--seed", type=int, default=0)
+    cmd.add_argument("--seed", type=int, default=None, help="a fixed seed makes the deal predictable (default: secret)")
     cmd.add_argument("--iterations", type=int, default=1000)
     cmd.set_defaults(run=play)
-    cmd = commands.add_parser("suggest", help="one-shot analysis of a JSON observation file ('-' for stdin)")
+    cmd = commands.add_parser("games", help="list the registered games, their seats and options")
+    cmd.set_defaults(run=games)
+    cmd = commands.add_parser(
+        "suggest", help="one-shot analysis of a seat's observation or GetView JSON file ('-' for stdin)"
+    )
     cmd.add_argument("observation")
     cmd.add_argument("--iterations", type=int, default=None)
     cmd.add_argument("--time-ms", type=float, default=None)

@@ -6,6 +6,8 @@ same dict, so a client-supplied view can be rebuilt with ``engine_ext.from_obser
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 
 import engine_ext
@@ -51,34 +53,64 @@ def _survive_layout() -> tuple[dict, dict]:
 
 
 def observation_to_proto(obs: dict) -> pb.Observation:
-    game = obs["game"]
-    if game == "survive":
-        return pb.Observation(game=game, survive=_survive_to_proto(obs))
-    if game in POKER_FIELDS:
-        fields = {k: obs[k] for k in POKER_FIELDS[game] if obs.get(k) is not None}
-        return pb.Observation(game=game, **{game: pb.PokerObservation(**fields)})
-    raise CodecError("observation.game", f"no wire view for {game!r}")
+    wire = _wire(obs["game"], "observation.game")
+    return pb.Observation(game=obs["game"], **{wire.view: wire.to_proto(obs)})
 
 
 def observation_from_proto(msg: pb.Observation) -> dict:
+    """The observation dict of a wire view, after bounding its size: a message larger than any real view of its
+    game, or with more entries in a list than the game can have, is refused before any work is spent on it."""
     game = msg.game
+    wire = _wire(game, "observation.game")
     which = msg.WhichOneof("view")
     if which is None:
         raise CodecError("observation", "no view set")
-    if which != game:
+    if which != wire.view:
         raise CodecError("observation.game", f"{game!r} does not match the view sent ({which})")
-    if game == "survive":
-        return _survive_from_proto(msg.survive)
-    view = getattr(msg, game)
-    obs = {"game": game}
-    for name in POKER_FIELDS[game]:
-        if name in ("private_card", "public_card"):
-            obs[name] = getattr(view, name) if view.HasField(name) else None
-        elif name in ("bets", "contributions", "round1", "round2", "folded"):
-            obs[name] = list(getattr(view, name))
-        else:
-            obs[name] = getattr(view, name)
-    return obs
+    view = getattr(msg, which)
+    if view.ByteSize() > wire.max_bytes:
+        raise CodecError(f"observation.{which}", f"{view.ByteSize()} bytes: no {game} view is above {wire.max_bytes}")
+    _check_fields(view, wire, f"observation.{which}")
+    return wire.from_proto(view)
+
+
+def _check_fields(view, wire: WireCodec, prefix: str) -> None:
+    """Only the game's own fields, and no list longer than the game allows (nested messages included)."""
+    for descriptor, value in view.ListFields():
+        path = f"{prefix}.{descriptor.name}"
+        if wire.fields is not None and prefix.count(".") == 1 and descriptor.name not in wire.fields:
+            raise CodecError(path, f"{wire.view} has no field {descriptor.name}")
+        if descriptor.is_repeated:
+            limit = wire.max_lengths.get(descriptor.name, DEFAULT_MAX_LENGTH)
+            if len(value) > limit:
+                raise CodecError(path, f"{len(value)} entries: at most {limit}")
+            if descriptor.message_type is not None:
+                for k, item in enumerate(value):
+                    _check_fields(item, wire, f"{path}[{k}]")
+        elif descriptor.message_type is not None:
+            _check_fields(value, wire, path)
+
+
+def _poker_to_proto(game: str) -> Callable[[dict], pb.PokerObservation]:
+    def convert(obs: dict) -> pb.PokerObservation:
+        return pb.PokerObservation(**{k: obs[k] for k in POKER_FIELDS[game] if obs.get(k) is not None})
+
+    return convert
+
+
+def _poker_from_proto(game: str) -> Callable[[pb.PokerObservation], dict]:
+    def convert(view: pb.PokerObservation) -> dict:
+        obs = {"game": game}
+        for name in POKER_FIELDS[game]:
+            if name in ("private_card", "public_card"):
+                obs[name] = getattr(view, name) if view.HasField(name) else None
+            elif name in ("bets", "contributions", "round1", "round2", "folded"):
+                obs[name] = list(getattr(view, name))
+            else:
+                obs[name] = getattr(view, name)
+        return obs
+
+    return convert
 
 
 def _survive_to_proto(obs: dict) -> pb.SurviveObservation:
@@ -195,3 +227,60 @@ def _survive_from_proto(msg: pb.SurviveObservation) -> dict:
         "held": held,
         "score": msg.score,
     }
+
+
+DEFAULT_MAX_LENGTH = 64
+
+
+@dataclass(frozen=True)
+class WireCodec:
+    """How one game's observation travels: its ``Observation`` oneof field, the two conversions, and the bounds a
+    real view of the game stays within (checked before converting)."""
+
+    view: str
+    to_proto: Callable[[dict], object]
+    from_proto: Callable[[object], dict]
+    max_bytes: int
+    max_lengths: dict[str, int]
+    fields: tuple[str, ...] | None = None  # the fields the game uses, when its message is shared with other games
+
+
+# Every registered game has a wire codec (tests/server/test_codec.py checks it); a new game adds its message to the
+# proto and one entry here.
+CODECS: dict[str, WireCodec] = {
+    "survive": WireCodec(
+        view="survive",
+        to_proto=lambda obs: _survive_to_proto(obs),
+        from_proto=lambda view: _survive_from_proto(view),
+        max_bytes=32_768,
+        max_lengths={
+            "rafts": 12,
+            "serpents": 5,
+            "sharks": 6,
+            "kaijus": 2,
+            "adventurers": 10,  # colours (5) and each colour's adventurers (10)
+            "held": 5,
+            "kaiju_resolving": 2,
+            "declined": 5,
+        },
+    ),
+    **{
+        game: WireCodec(
+            view=game,
+            to_proto=_poker_to_proto(game),
+            from_proto=_poker_from_proto(game),
+            max_bytes=2_048,
+            max_lengths={"bets": 40, "contributions": 10, "round1": 40, "round2": 40, "folded": 10},
+            fields=POKER_FIELDS[game],
+        )
+        for game in POKER_FIELDS
+    },
+}
+
+
+def _wire(game: str, field: str) -> WireCodec:
+    codec = CODECS.get(game)
+    if codec is None:
+        shown = game if len(game) <= 40 else game[:40] + "..."
+        raise CodecError(field, f"no wire view for game {shown!r}; ListGames lists the games")
+    return codec

@@ -1,296 +1,373 @@
-"""Hosted games: seats and tokens, moves validated and persisted before they count, bots and chance played by the
-server, watchers woken on every move. Also the search budget policy shared by every RPC that searches."""
+"""Hosted games: seats and tokens, moves validated and persisted before they count, chance and bots played by the
+one game loop (``search.play``), and each seat's view of the game kept as it happens.
+
+Everything a seat gets from here is computed from ``state.observation(seat)`` alone: its view's board is the game's
+``draw(observation)``, its legal moves and their labels come from ``from_observation(observation)``, each move it sees
+is ``observed_action(action, seat)`` written out in such an observer's position, and refusals list moves from that
+same position. The true state never reaches a string a seat receives.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import secrets
 import threading
 from dataclasses import dataclass, field
 
 import engine_ext
 import search
-from engine_ext import core
+from search import play
+from search.play import BotSettings, Position, Step
+from server.budget import Limits
+from server.errors import RequestError, short
 from server.store import GameRecord, GameStore
 
-MAX_ITERATIONS = 500_000
-MAX_TIME_MS = 60_000
-NO_DEADLINE_S = 86_400.0  # grpc reports "no deadline" as an enormous time remaining
-DEFAULT_BOT = {"algorithm": "ismcts", "iterations": 1000}
-CLIENT_ALGORITHMS = ("ismcts", "pimc", "flat", "greedy", "random")
+
+@dataclass(frozen=True)
+class SeatMove:
+    """One move as a seat saw it: its number, who took it, the observed action id and its text."""
+
+    number: int
+    actor: int
+    action: int
+    text: str
 
 
-class RequestError(Exception):
-    """A request the server refuses; ``code`` is a grpc.StatusCode name, ``field`` the offending field if any."""
+@dataclass(frozen=True)
+class SeatView:
+    """A seat's view of a hosted game at one move."""
 
-    def __init__(self, code: str, message: str, field: str | None = None):
-        super().__init__(message)
-        self.code = code
-        self.field = field
+    game_id: str
+    seat: int
+    move_number: int
+    current_player: int
+    game_over: bool
+    observation: dict
+    board: str
+    legal: list[tuple[int, str]]
+    returns: list[float]
+    scores: list[int]
+    seed: int | None  # the game's seed, once the game is over
+
+
+@dataclass(frozen=True)
+class Created:
+    game_id: str
+    tokens: list[str | None]  # one per seat; None for bot seats (nobody may read a bot's hand)
+    bots: list[bool]
+    move_number: int
+
+
+@dataclass(frozen=True)
+class Played:
+    """The move a seat made (or had its bot make), the moves that followed until a human seat is to act, and the
+    seat's view after them."""
+
+    played: SeatMove
+    followed: list[SeatMove]
+    view: SeatView
+
+
+@dataclass
+class _Hosted:
+    record: GameRecord
+    position: Position
+    logs: list[list[SeatMove]]  # per seat: every move as that seat saw it
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    changed: threading.Condition = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.changed = threading.Condition(self.lock)
+
+    @property
+    def bots(self) -> list[BotSettings | None]:
+        return [BotSettings.from_dict(s["bot"]) if s["is_bot"] else None for s in self.record.seats]
 
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-@dataclass(frozen=True)
-class Budget:
-    algorithm: str
-    iterations: int | None
-    time_ms: float | None
-    threads: int
-    seed: int
-    top_k: int
+def observer(state: engine_ext.State, seat: int) -> engine_ext.State:
+    """A position built from ``seat``'s observation alone: what every string for that seat is computed from."""
+    return engine_ext.from_observation(state.game_name, state.observation(seat))
 
 
-def checked_budget(settings: dict, remaining_s: float | None = None, margin_ms: float = 25.0) -> Budget:
-    """Validate a client's bot settings against the server's caps; a call deadline caps the time budget."""
-    algorithm = settings.get("algorithm") or "ismcts"
-    if algorithm not in CLIENT_ALGORITHMS:
-        raise RequestError(
-            "INVALID_ARGUMENT", f"algorithm must be one of {', '.join(CLIENT_ALGORITHMS)}", "settings.algorithm"
-        )
-    iterations = settings.get("iterations") or None
-    time_ms = settings.get("time_ms") or None
-    threads = settings.get("threads") or 1
-    top_k = settings.get("top_k") or 5
-    for name, value, cap in (
-        ("iterations", iterations, MAX_ITERATIONS),
-        ("time_ms", time_ms, MAX_TIME_MS),
-        ("threads", threads, os.cpu_count() or 1),
-        ("top_k", top_k, 64),
-    ):
-        if value is not None and value < 0:
-            raise RequestError("INVALID_ARGUMENT", f"{name} cannot be negative", f"settings.{name}")
-        if value is not None and value > cap:
-            raise RequestError(
-                "RESOURCE_EXHAUSTED", f"{name} {value} is above this server's cap of {cap}", f"settings.{name}"
-            )
-    if iterations is None and time_ms is None:
-        iterations = DEFAULT_BOT["iterations"]
-    if remaining_s is not None and remaining_s < NO_DEADLINE_S:
-        # Answer before the caller's deadline with the best move found by then.
-        allowed = max(1.0, remaining_s * 1000.0 - margin_ms)
-        time_ms = allowed if time_ms is None else min(time_ms, allowed)
-    return Budget(algorithm, iterations, time_ms, threads, int(settings.get("seed") or 0), top_k)
+def seen_by(state: engine_ext.State, step_action: int, number: int, seat: int) -> SeatMove:
+    """How ``seat`` sees ``step_action`` about to be taken in ``state`` (move ``number``)."""
+    observed = state.observed_action(step_action, seat)
+    return SeatMove(number, state.current_player(), observed, observer(state, seat).action_to_string(observed))
 
 
-class SearchSlots:
-    """A cap on searches running at once: clients get RESOURCE_EXHAUSTED beyond it, the server's bots wait."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self._slots = threading.BoundedSemaphore(limit)
-
-    def try_acquire(self) -> bool:
-        return self._slots.acquire(blocking=False)
-
-    def acquire(self) -> None:
-        self._slots.acquire()
-
-    def release(self) -> None:
-        self._slots.release()
-
-
-def run_search(state, seat: int, budget: Budget, control: search.Control | None = None) -> search.SearchResult:
-    return search.suggest(
-        state,
-        seat,
-        algorithm=budget.algorithm,
-        iterations=budget.iterations,
-        time_ms=budget.time_ms,
-        threads=budget.threads,
-        seed=budget.seed,
-        top_k=budget.top_k,
-        control=control,
+def seat_view(game_id: str, state: engine_ext.State, seat: int, move_number: int, seed: int | None) -> SeatView:
+    obs = state.observation(seat)
+    info = engine_ext.game_info(state.game_name)
+    mine = info.from_observation(obs)
+    legal = [(a, mine.action_to_string(a)) for a in mine.legal_actions()] if mine.current_player() == seat else []
+    over = state.is_terminal()
+    return SeatView(
+        game_id=game_id,
+        seat=seat,
+        move_number=move_number,
+        current_player=state.current_player(),
+        game_over=over,
+        observation=obs,
+        board=info.draw(obs),
+        legal=legal,
+        returns=state.returns() if over else [],  # at the end every seat's treasure is shown (rulebook, "End")
+        scores=state.scores() if over else [],
+        seed=seed if over else None,
     )
 
 
-@dataclass
-class HostedGame:
-    record: GameRecord
-    state: engine_ext.State
-    moves: list[int]
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    changed: threading.Condition = field(default=None)
-
-    def __post_init__(self):
-        self.changed = threading.Condition(self.lock)
-
-    @property
-    def game_id(self) -> str:
-        return self.record.game_id
-
-
-def replay(record: GameRecord, moves: list[int]) -> engine_ext.State:
-    state = engine_ext.new_game(record.game, record.players, record.seed, **record.options)
-    for action in moves:
-        state.apply(action)
-    return state
-
-
-def history(record: GameRecord, moves: list[int], seat: int, start: int = 0) -> list[tuple[int, int, int, str]]:
-    """(move number, actor, observed action id, text) for each move from ``start``, as ``seat`` saw it."""
-    state = engine_ext.new_game(record.game, record.players, record.seed, **record.options)
-    out = []
-    for n, action in enumerate(moves):
-        if n >= start:
-            observed = state.observed_action(action, seat)
-            out.append((n, state.current_player(), observed, state.action_to_string(observed)))
-        state.apply(action)
-    return out
+def _setup(record: GameRecord) -> engine_ext.State:
+    if record.seed_scheme == 1:  # games stored before the seed derivation was unified
+        return engine_ext.new_game(record.game, record.players, record.seed, **record.options)
+    return play.new_game(record.game, record.players, record.seed, record.options)
 
 
 class GameHost:
-    def __init__(self, store: GameStore, slots: SearchSlots):
+    def __init__(self, store: GameStore, limits: Limits):
         self.store = store
-        self.slots = slots
-        self._games: dict[str, HostedGame] = {}
+        self.limits = limits
+        self._games: dict[str, _Hosted] = {}
         self._lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------------------------------
-    def create(self, game: str, players: int, seed: int, options: dict, seats: list[dict]) -> tuple[HostedGame, list]:
-        if game not in engine_ext.GAMES:
-            raise RequestError("INVALID_ARGUMENT", f"unknown game {game!r}; ListGames lists them", "game")
+    def create(
+        self,
+        game: str,
+        players: int,
+        seed: int | None,
+        options: dict[str, str],
+        seats: list[BotSettings | None],
+        control: search.Control,
+    ) -> Created:
+        """A new hosted game; its opening chance and bot moves are played before it is stored. Without a ``seed``
+        the game gets a secret one from ``secrets``."""
         try:
-            state = engine_ext.new_game(game, players, seed, **options)
-        except (TypeError, ValueError) as err:
+            info = engine_ext.game_info(game)
+        except KeyError:
             raise RequestError(
-                "INVALID_ARGUMENT", str(err), "players" if "players" in str(err) else "options"
+                "INVALID_ARGUMENT", f"unknown game {short(game)!r}; ListGames lists them", "game"
             ) from None
+        try:
+            info.check_players(players)
+            typed = info.parse_options(options)
+        except engine_ext.InvalidOption as err:
+            raise RequestError("INVALID_ARGUMENT", str(err), f"options.{short(err.option)}") from None
+        except ValueError as err:
+            raise RequestError("INVALID_ARGUMENT", str(err), "players") from None
         if len(seats) > players:
             raise RequestError("INVALID_ARGUMENT", f"{len(seats)} seat configs for {players} seats", "seats")
-        seats = seats + [{"is_bot": False, "bot": {}}] * (players - len(seats))
-        for k, seat in enumerate(seats):
-            if seat["is_bot"]:
-                try:
-                    checked_budget(seat["bot"])
-                except RequestError as err:
-                    field = err.field.replace("settings.", f"seats[{k}].bot.") if err.field else None
-                    raise RequestError(err.code, str(err), field) from None
-                if not seat["bot"].get("algorithm"):
-                    seat["bot"] = {**DEFAULT_BOT, **{k2: v for k2, v in seat["bot"].items() if v}}
-            seats[k] = seat
-        tokens = [secrets.token_urlsafe(24) for _ in range(players)]
-        record = GameRecord(secrets.token_hex(8), game, players, seed, options, seats, [hash_token(t) for t in tokens])
-        hosted = HostedGame(record, state, [])
-        followed = self._advance_plan(hosted)  # plays the opening chance and bot moves on hosted.state
-        self.store.create(record, followed)
-        hosted.moves.extend(followed)
+        seats = list(seats) + [None] * (players - len(seats))
+        seed = secrets.randbits(64) if seed is None else seed
+        tokens = [None if bot else secrets.token_urlsafe(24) for bot in seats]
+        record = GameRecord(
+            game_id=secrets.token_hex(8),
+            game=game,
+            players=players,
+            seed=seed,
+            options={k: v for k, v in typed.items() if k in options},
+            seats=[{"is_bot": bot is not None, "bot": bot.to_dict() if bot else {}} for bot in seats],
+            token_hashes=[hash_token(t) if t else "" for t in tokens],
+        )
+        try:
+            state = _setup(record)
+        except ValueError as err:  # an option whose range depends on the players (Leduc's starting_player)
+            raise RequestError("INVALID_ARGUMENT", str(err), "options") from None
+        hosted = _Hosted(record, Position(state), [[] for _ in range(players)])
+        followed = self._advance(hosted, Position(state.clone()), control)
+        self.store.create(record, [s.action for s, _ in followed])
+        with hosted.lock:
+            self._commit(hosted, followed)
         with self._lock:
             self._games[record.game_id] = hosted
-        return hosted, tokens
+        return Created(record.game_id, tokens, [bot is not None for bot in seats], hosted.position.moves)
 
-    def get(self, game_id: str) -> HostedGame:
+    def _get(self, game_id: str) -> _Hosted:
         with self._lock:
             hosted = self._games.get(game_id)
         if hosted is not None:
             return hosted
         loaded = self.store.load(game_id)
         if loaded is None:
-            raise RequestError("NOT_FOUND", f"no game {game_id!r} on this server", "game_id")
+            raise RequestError("NOT_FOUND", f"no game {short(game_id)!r} on this server", "game_id")
         record, moves = loaded
-        hosted = HostedGame(record, replay(record, moves), moves)
+        hosted = _Hosted(record, Position(_setup(record)), [[] for _ in range(record.players)])
+        for action in moves:
+            seen = self._seen(hosted.position, action)
+            hosted.position.apply(action)
+            for seat, move in enumerate(seen):
+                hosted.logs[seat].append(move)
         with self._lock:
             return self._games.setdefault(game_id, hosted)
 
     # -- access ----------------------------------------------------------------------------------------------------
-    def authorize(self, hosted: HostedGame, seat: int, token: str | None) -> None:
-        if not 0 <= seat < hosted.record.players:
-            raise RequestError("INVALID_ARGUMENT", f"seat must be 0..{hosted.record.players - 1}", "seat")
+    def _authorized(self, game_id: str, seat: int, token: str | None) -> _Hosted:
+        hosted = self._get(game_id)
+        players = hosted.record.players
+        if not 0 <= seat < players:
+            raise RequestError("INVALID_ARGUMENT", f"seat must be 0..{players - 1}", "seat")
         if not token:
             raise RequestError("UNAUTHENTICATED", "send the seat's token as 'authorization: Bearer <token>'")
         digest = hash_token(token)
-        if hmac.compare_digest(digest, hosted.record.token_hashes[seat]):
-            return
-        if any(hmac.compare_digest(digest, h) for h in hosted.record.token_hashes):
+        if hosted.record.token_hashes[seat] and hmac.compare_digest(digest, hosted.record.token_hashes[seat]):
+            return hosted
+        if any(h and hmac.compare_digest(digest, h) for h in hosted.record.token_hashes):
             raise RequestError("PERMISSION_DENIED", f"this token belongs to another seat, not seat {seat}")
+        if not hosted.record.token_hashes[seat]:
+            raise RequestError("PERMISSION_DENIED", f"seat {seat} is a bot seat: nobody holds its token")
         raise RequestError("UNAUTHENTICATED", "unknown token for this game")
 
+    def view(self, game_id: str, seat: int, token: str | None) -> SeatView:
+        hosted = self._authorized(game_id, seat, token)
+        with hosted.lock:
+            return self._view(hosted, seat)
+
+    def observation(self, game_id: str, seat: int, token: str | None) -> dict:
+        """The seat's observation (what a search for that seat may read)."""
+        hosted = self._authorized(game_id, seat, token)
+        with hosted.lock:
+            return hosted.position.state.observation(seat)
+
+    def watch(self, game_id: str, seat: int, token: str | None) -> _Watch:
+        return _Watch(self, self._authorized(game_id, seat, token), seat)
+
+    def _view(self, hosted: _Hosted, seat: int) -> SeatView:
+        state = hosted.position.state
+        return seat_view(hosted.record.game_id, state, seat, hosted.position.moves, hosted.record.seed)
+
     # -- moves -----------------------------------------------------------------------------------------------------
-    def act(self, hosted: HostedGame, seat: int, action: int | str, expected_move: int | None) -> tuple[int, list]:
+    def act(
+        self,
+        game_id: str,
+        seat: int,
+        token: str | None,
+        action: int | str,
+        expected_move: int | None,
+        control: search.Control,
+    ) -> Played:
         """Validate and play ``seat``'s move, then chance and bot moves until a human seat is to act.
 
-        Returns the move number of the played move and the moves that followed. Nothing changes on any error."""
+        Nothing changes on any error, nor when ``control`` is cancelled (the caller went away) while bots think."""
+        hosted = self._authorized(game_id, seat, token)
         with hosted.lock:
-            state = hosted.state
-            if expected_move is not None and expected_move != len(hosted.moves):
-                raise RequestError(
-                    "FAILED_PRECONDITION",
-                    f"the game is at move {len(hosted.moves)}, not "
-                    f"{expected_move}: somebody moved first; GetView shows the position",
-                    "expected_move_number",
-                )
-            if state.is_terminal():
-                raise RequestError("FAILED_PRECONDITION", "the game is over")
-            if state.current_player() != seat:
-                raise RequestError(
-                    "FAILED_PRECONDITION", f"it is not seat {seat}'s turn (seat {state.current_player()} is to act)"
-                )
+            self._check_turn(hosted, seat, expected_move)
+            mine = observer(hosted.position.state, seat)
             if isinstance(action, str):
                 try:
-                    action = state.string_to_action(action)
-                except engine_ext.IllegalAction as err:
-                    raise RequestError(
-                        "INVALID_ARGUMENT", f"{err}; GetView lists the legal actions", "action_text"
-                    ) from None
-            if action not in state.legal_actions():
+                    action = mine.string_to_action(action)
+                except engine_ext.InvalidMoveText as err:
+                    raise RequestError("INVALID_ARGUMENT", str(err), "action_text") from None
+                field_name = "action_text"
+            else:
+                field_name = "action_id"
+            legal = mine.legal_actions()
+            if action not in legal:
+                listed = ", ".join(mine.action_to_string(a) for a in legal[:12])
+                more = f" and {len(legal) - 12} more" if len(legal) > 12 else ""
                 raise RequestError(
                     "INVALID_ARGUMENT",
-                    f"action {action} is not legal for seat {seat} here; "
-                    "GetView lists the legal actions with their ids and text",
-                    "action_id",
+                    f"action {action} is not legal for seat {seat} at move {hosted.position.moves}; "
+                    f"legal: {listed}{more} (GetView lists them with their ids)",
+                    field_name,
                 )
-            trial = state.clone()
-            trial.apply(action)
-            probe = HostedGame(hosted.record, trial, hosted.moves + [action])
-            followed = self._advance_plan(probe)
-            number = len(hosted.moves)
-            self.store.append(hosted.game_id, number, [action] + followed)
-            hosted.state = probe.state
-            hosted.moves.extend([action] + followed)
-            hosted.changed.notify_all()
-            return number, followed
+            return self._play_from(hosted, seat, action, control)
 
-    def _advance_plan(self, hosted: HostedGame) -> list[int]:
-        """Chance draws and bot moves from ``hosted.state`` (played on it) until a human seat acts or the end."""
-        played = []
-        state = hosted.state
-        while not state.is_terminal():
-            player = state.current_player()
-            number = len(hosted.moves) + len(played)
-            if player == engine_ext.CHANCE:
-                action = core.sample_chance(state, chance_seed(hosted.record.seed, number))
-            elif hosted.record.seats[player]["is_bot"]:
-                action = self.bot_action(hosted.record, state, player, number)
-            else:
-                break
-            state.apply(action)
-            played.append(action)
-        return played
-
-    def bot_action(self, record: GameRecord, state, seat: int, number: int) -> int:
-        settings = dict(record.seats[seat]["bot"] or DEFAULT_BOT)
-        settings["seed"] = (int(settings.get("seed") or 0) + chance_seed(record.seed, number)) % 2**63
-        budget = checked_budget(settings)
-        self.slots.acquire()
-        try:
-            return run_search(state, seat, budget).best.action
-        finally:
-            self.slots.release()
-
-    def bot_move(self, hosted: HostedGame, seat: int) -> tuple[int, list]:
+    def bot_move(self, game_id: str, seat: int, token: str | None, control: search.Control) -> Played:
         """The server's bot plays ``seat``'s turn (with the seat's bot settings, or the defaults)."""
+        hosted = self._authorized(game_id, seat, token)
         with hosted.lock:
-            if hosted.state.is_terminal():
-                raise RequestError("FAILED_PRECONDITION", "the game is over")
-            if hosted.state.current_player() != seat:
-                raise RequestError("FAILED_PRECONDITION", f"it is not seat {seat}'s turn")
-            action = self.bot_action(hosted.record, hosted.state, seat, len(hosted.moves))
-            return self.act(hosted, seat, action, None)
+            self._check_turn(hosted, seat, None)
+            settings = hosted.bots[seat] or BotSettings()
+            action = self._bot_action(hosted, hosted.position, seat, settings, control)
+            return self._play_from(hosted, seat, action, control)
+
+    def _check_turn(self, hosted: _Hosted, seat: int, expected_move: int | None) -> None:
+        moves = hosted.position.moves
+        if expected_move is not None and expected_move != moves:
+            raise RequestError(
+                "FAILED_PRECONDITION",
+                f"the game is at move {moves}, not {expected_move}: somebody moved first; GetView shows the position",
+                "expected_move_number",
+            )
+        state = hosted.position.state
+        if state.is_terminal():
+            raise RequestError("FAILED_PRECONDITION", "the game is over")
+        if state.current_player() != seat:
+            raise RequestError(
+                "FAILED_PRECONDITION", f"it is not seat {seat}'s turn (seat {state.current_player()} is to act)"
+            )
+
+    def _play_from(self, hosted: _Hosted, seat: int, action: int, control: search.Control) -> Played:
+        trial = Position(hosted.position.state.clone(), hosted.position.moves, hosted.position.chance_events)
+        first = (Step(trial.moves, seat, action), self._seen(trial, action))
+        trial.apply(action)
+        steps = [first] + self._advance(hosted, trial, control)
+        self.store.append(hosted.record.game_id, first[0].number, [s.action for s, _ in steps])
+        self._commit(hosted, steps)
+        moves = hosted.logs[seat][first[0].number :]
+        return Played(moves[0], moves[1:], self._view(hosted, seat))
+
+    def _advance(self, hosted: _Hosted, trial: Position, control: search.Control) -> list[tuple[Step, list]]:
+        """Chance and bot moves on ``trial`` until a human seat acts or the end, each with how every seat saw it.
+        A cancelled ``control`` raises CANCELLED: the caller is gone, and nothing is kept."""
+
+        def choose(state: engine_ext.State, seat: int, settings: BotSettings, number: int) -> int:
+            return self._bot_action(hosted, trial, seat, settings, control)
+
+        steps = []
+        before = Position(trial.state.clone(), trial.moves, trial.chance_events)
+        for step in play.play(trial, hosted.record.seed, hosted.bots, control=control, choose=choose):
+            steps.append((step, self._seen(before, step.action)))
+            before = Position(trial.state.clone(), trial.moves, trial.chance_events)
+        if control.cancelled:
+            raise RequestError("CANCELLED", "the caller went away; nothing was played")
+        return steps
+
+    def _bot_action(
+        self, hosted: _Hosted, position: Position, seat: int, settings: BotSettings, control: search.Control
+    ) -> int:
+        with self.limits.search_slot(control, wait=True):
+            result = play.bot_search(
+                position.state.observation(seat), seat, settings, hosted.record.seed, position.moves, control
+            )
+        if control.cancelled:
+            raise RequestError("CANCELLED", "the caller went away; nothing was played")
+        return result.best.action
+
+    def _seen(self, position: Position, action: int) -> list[SeatMove]:
+        state = position.state
+        return [seen_by(state, action, position.moves, seat) for seat in range(state.num_players())]
+
+    def _commit(self, hosted: _Hosted, steps: list[tuple[Step, list]]) -> None:
+        """Make stored moves count: the position moves on, each seat's log grows, watchers wake."""
+        for step, seen in steps:
+            hosted.position.apply(step.action)
+            for seat, move in enumerate(seen):
+                hosted.logs[seat].append(move)
+        hosted.changed.notify_all()
 
 
-def chance_seed(game_seed: int, move_number: int) -> int:
-    return (game_seed * 6364136223846793005 + move_number * 1442695040888963407 + 1) % 2**64
+class _Watch:
+    """A seat's stream of moves: ``next(timeout)`` waits for moves after the ones already sent."""
+
+    def __init__(self, host: GameHost, hosted: _Hosted, seat: int):
+        self.host = host
+        self.hosted = hosted
+        self.seat = seat
+        self.game_id = hosted.record.game_id
+
+    def since(self, start: int, timeout: float) -> tuple[list[SeatMove], SeatView | None, bool]:
+        """Moves from ``start`` (waiting up to ``timeout`` s for one), the seat's view after them, and whether the
+        game is over and every move was returned."""
+        hosted = self.hosted
+        with hosted.lock:
+            if start >= hosted.position.moves and not hosted.position.state.is_terminal():
+                hosted.changed.wait(timeout=timeout)
+            moves = hosted.logs[self.seat][start:]
+            view = self.host._view(hosted, self.seat) if moves else None
+            over = hosted.position.state.is_terminal() and start + len(moves) >= hosted.position.moves
+            return moves, view, over

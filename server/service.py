@@ -1,62 +1,37 @@
-"""The atoll.v1.Atoll servicer: request checking, views, searches and streams over the hosted games."""
+"""The atoll.v1.Atoll servicer: requests in, plain results of ``GameHost`` and the search out, errors as statuses.
+
+Every RPC goes through ``rpc``: the request bytes are parsed here (garbage is INVALID_ARGUMENT, not INTERNAL), the
+call is logged as one JSON line whatever its outcome, and a ``RequestError`` becomes its status with the field named.
+"""
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import json
 import logging
-import threading
+import secrets
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 import grpc
+from google.protobuf import message as protobuf_message
 from google.protobuf import struct_pb2
-from google.rpc import code_pb2, error_details_pb2, status_pb2
-from grpc_status import rpc_status
 
 import engine_ext
 import search
 from atoll.v1 import atoll_pb2 as pb
-from atoll.v1 import atoll_pb2_grpc
-from engine_ext import core
+from search import play
+from search.play import BotSettings, Position
 from server import codec
-from server.hosting import DEFAULT_BOT, GameHost, HostedGame, RequestError, checked_budget, history, run_search
+from server.budget import Limits, bot_settings, within_deadline
+from server.errors import RequestError, abort, short
+from server.hosting import GameHost, SeatMove, SeatView
 
 log = logging.getLogger("atoll.server")
 
-GAME_INFO = {
-    "survive": (
-        2,
-        5,
-        "Survive The Island (Asmodee 2024 rulebook) with the rulings of docs/rules/survive.md",
-        [
-            (
-                "hourglass",
-                "beach_forest",
-                "beach_forest: beach and forest tiles carry the hourglass; beach: only beaches",
-            )
-        ],
-    ),
-    "kuhn_poker": (2, 10, "Kuhn poker exactly as OpenSpiel's kuhn_poker", []),
-    "leduc_poker": (
-        2,
-        10,
-        "Leduc poker exactly as OpenSpiel's leduc_poker (default options)",
-        [("starting_player", "0", "the seat that opens both betting rounds")],
-    ),
-}
-INT_OPTIONS = {"starting_player"}
 ANALYZE_FIRST_ITERATIONS = 500
-
-
-def abort(context: grpc.ServicerContext, err: RequestError) -> None:
-    """Fail the call with a rich status: the code, a message, and a BadRequest naming the field when there is one."""
-    status = status_pb2.Status(code=getattr(code_pb2, err.code), message=str(err))
-    if err.field:
-        detail = error_details_pb2.BadRequest(
-            field_violations=[error_details_pb2.BadRequest.FieldViolation(field=err.field, description=str(err))]
-        )
-        status.details.add().Pack(detail)
-    context.abort_with_status(rpc_status.to_status(status))
+WATCH_POLL_S = 1.0
 
 
 def bearer_token(context: grpc.ServicerContext) -> str | None:
@@ -66,358 +41,388 @@ def bearer_token(context: grpc.ServicerContext) -> str | None:
     return None
 
 
-def settings_dict(settings: pb.BotSettings) -> dict:
-    return {
-        "algorithm": settings.algorithm,
-        "iterations": settings.iterations,
-        "time_ms": settings.time_ms,
-        "threads": settings.threads,
-        "seed": settings.seed,
-        "top_k": settings.top_k,
-    }
+def caller_control(context: grpc.ServicerContext) -> search.Control:
+    """A search control cancelled when the caller goes away (cancel, deadline, disconnect)."""
+    control = search.Control()
+    context.add_callback(control.cancel)
+    return control
 
 
-def board_text(state: engine_ext.State, seat: int) -> str:
-    """A drawing that shows only what ``seat`` may see (Survive's board holds no secret; poker shows the view)."""
-    if state.game_name == "survive":
-        return str(state)
-    obs = state.observation(seat)
-    return " | ".join(f"{k} {v}" for k, v in obs.items() if k not in ("game", "players"))
+def _log(method: str, started: float, fields: dict) -> None:
+    entry = {"method": method, "ms": round((time.perf_counter() - started) * 1000, 2), **fields}
+    log.info(json.dumps(entry, sort_keys=True, default=str))
 
 
-class AtollService(atoll_pb2_grpc.AtollServicer):
-    def __init__(self, host: GameHost):
+def rpc(request_type: type, streaming: bool = False) -> Callable:
+    """Wrap a servicer method ``(self, request, context, fields) -> response`` (or an iterator of responses):
+    parse the request bytes, map ``RequestError`` to its status, and log the call once with ``fields``."""
+
+    def wrap(method: Callable) -> Callable:
+        name = method.__name__
+
+        def parse(raw: bytes, context: grpc.ServicerContext, fields: dict):
+            try:
+                return request_type.FromString(raw)
+            except protobuf_message.DecodeError:
+                raise RequestError("INVALID_ARGUMENT", f"the request is not a valid {request_type.__name__}") from None
+
+        if streaming:
+
+            @functools.wraps(method)
+            def stream(self, raw: bytes, context: grpc.ServicerContext) -> Iterator:
+                started, fields = time.perf_counter(), {}
+                try:
+                    yield from method(self, parse(raw, context, fields), context, fields)
+                except RequestError as err:
+                    fields.update(error=err.code, field=err.field)
+                    _log(name, started, fields)
+                    abort(context, err)
+                except Exception:
+                    fields["error"] = "INTERNAL"
+                    _log(name, started, fields)
+                    raise
+                fields.setdefault("cancelled", not context.is_active())
+                _log(name, started, fields)
+
+            return stream
+
+        @functools.wraps(method)
+        def unary(self, raw: bytes, context: grpc.ServicerContext):
+            started, fields = time.perf_counter(), {}
+            try:
+                response = method(self, parse(raw, context, fields), context, fields)
+            except RequestError as err:
+                fields.update(error=err.code, field=err.field)
+                _log(name, started, fields)
+                abort(context, err)
+            except Exception:
+                fields["error"] = "INTERNAL"
+                _log(name, started, fields)
+                raise
+            _log(name, started, fields)
+            return response
+
+        return unary
+
+    return wrap
+
+
+# -- plain results -> messages -------------------------------------------------------------------------------------
+def move_record(move: SeatMove) -> pb.MoveRecord:
+    return pb.MoveRecord(move_number=move.number, actor=move.actor, action=pb.Action(id=move.action, text=move.text))
+
+
+def view_message(view: SeatView) -> pb.View:
+    msg = pb.View(
+        game_id=view.game_id,
+        seat=view.seat,
+        move_number=view.move_number,
+        current_player=view.current_player,
+        game_over=view.game_over,
+        observation=codec.observation_to_proto(view.observation),
+        board=view.board,
+        legal_actions=[pb.Action(id=a, text=t) for a, t in view.legal],
+        returns=view.returns,
+        scores=view.scores,
+    )
+    if view.seed is not None:
+        msg.seed = view.seed
+    return msg
+
+
+def search_response(
+    result: search.SearchResult, requested: int | None, final: bool, stopped: bool | None = None
+) -> pb.SuggestResponse:
+    belief = struct_pb2.Struct()
+    belief.update(result.belief)
+    stats = result.stats
+    return pb.SuggestResponse(
+        moves=[
+            pb.Candidate(
+                action=pb.Action(id=m.action, text=m.text),
+                visits=m.visits,
+                value=m.value,
+                values=m.values,
+                win_prob=m.win_prob,
+                pv=m.pv,
+            )
+            for m in result.moves
+        ],
+        stats=pb.SearchStats(
+            algorithm=stats["algorithm"],
+            iterations=stats["iterations"],
+            worlds_sampled=stats["worlds_sampled"],
+            nodes=stats["nodes"],
+            elapsed_ms=stats["elapsed_ms"],
+            iterations_per_s=stats["iterations_per_s"],
+            threads=stats["threads"],
+            stopped_early=stopped_early(result, requested) if stopped is None else stopped,
+        ),
+        belief=belief,
+        final=final,
+    )
+
+
+def stopped_early(result: search.SearchResult, requested: int | None) -> bool:
+    """Cancelled, or cut by a time limit (the caller's deadline included) before its iterations were done."""
+    stats = result.stats
+    return bool(stats["cancelled"]) or (requested is not None and stats["iterations"] < requested)
+
+
+def typed_options(game: str, options: dict[str, str]) -> tuple[engine_ext.GameInfo, dict]:
+    try:
+        info = engine_ext.game_info(game)
+    except KeyError:
+        raise RequestError("INVALID_ARGUMENT", f"unknown game {short(game)!r}; ListGames lists them", "game") from None
+    try:
+        return info, info.parse_options(options)
+    except engine_ext.InvalidOption as err:
+        raise RequestError("INVALID_ARGUMENT", str(err), f"options.{short(err.option)}") from None
+
+
+class AtollService:
+    """The servicer; ``handler()`` registers it with raw-bytes request parsing (see ``rpc``)."""
+
+    def __init__(self, host: GameHost, limits: Limits):
         self.host = host
+        self.limits = limits
 
-    # -- helpers -------------------------------------------------------------------------------------------------------
-    def _logged(self, method: str, context, started: float, **fields) -> None:
-        entry = {"method": method, "ms": round((time.perf_counter() - started) * 1000, 2), **fields}
-        log.info(json.dumps(entry, sort_keys=True))
-
-    def _view(self, hosted: HostedGame, seat: int) -> pb.View:
-        state = hosted.state
-        view = pb.View(
-            game_id=hosted.game_id,
-            seat=seat,
-            move_number=len(hosted.moves),
-            current_player=state.current_player(),
-            game_over=state.is_terminal(),
-            observation=codec.observation_to_proto(state.observation(seat)),
-            board=board_text(state, seat),
-        )
-        if state.current_player() == seat:
-            view.legal_actions.extend(pb.Action(id=a, text=state.action_to_string(a)) for a in state.legal_actions())
-        if state.is_terminal():
-            view.returns.extend(state.returns())
-            view.scores.extend(state.scores())
-        return view
-
-    def _records(self, hosted: HostedGame, seat: int, start: int) -> list[pb.MoveRecord]:
-        return [
-            pb.MoveRecord(move_number=n, actor=actor, action=pb.Action(id=obs, text=text))
-            for n, actor, obs, text in history(hosted.record, hosted.moves, seat, start)
-        ]
-
-    def _authorized(self, game_id: str, seat: int, context) -> HostedGame:
-        hosted = self.host.get(game_id)
-        self.host.authorize(hosted, seat, bearer_token(context))
-        return hosted
-
-    # -- RPCs ---------------------------------------------------------------------------------------------------------
-    def ListGames(self, request, context):
-        self._logged("ListGames", context, time.perf_counter())
+    # -- discovery -----------------------------------------------------------------------------------------------
+    @rpc(pb.ListGamesRequest)
+    def ListGames(self, request, context, fields):
         games = []
         for name in engine_ext.GAMES:
-            low, high, text, options = GAME_INFO[name]
+            info = engine_ext.game_info(name)
             games.append(
                 pb.GameInfo(
                     name=name,
-                    min_players=low,
-                    max_players=high,
-                    description=text,
-                    options=[pb.GameOption(name=o, default_value=d, description=t) for o, d, t in options],
+                    title=info.title,
+                    min_players=info.min_players,
+                    max_players=info.max_players,
+                    description=info.description,
+                    options=[
+                        pb.GameOption(
+                            name=o.name,
+                            default_value="" if o.default is None else str(o.default),
+                            description=o.describe(),
+                            type=o.type.__name__,
+                            choices=[str(c) for c in o.choices],
+                            **({"min": o.low} if o.low is not None else {}),
+                            **({"max": o.high} if o.high is not None else {}),
+                        )
+                        for o in info.options
+                    ],
                 )
             )
         return pb.ListGamesResponse(games=games)
 
-    def CreateGame(self, request, context):
-        started = time.perf_counter()
-        try:
-            options = {}
-            for key, value in request.options.items():
-                if key not in {o for o, _, _ in GAME_INFO.get(request.game, (0, 0, "", []))[3]}:
-                    raise RequestError(
-                        "INVALID_ARGUMENT", f"unknown option {key!r} for {request.game!r}", f"options.{key}"
-                    )
-                options[key] = int(value) if key in INT_OPTIONS and value.lstrip("-").isdigit() else value
-            seats = [{"is_bot": s.is_bot, "bot": settings_dict(s.bot)} for s in request.seats]
-            hosted, tokens = self.host.create(request.game, request.players, request.seed, options, seats)
-        except RequestError as err:
-            abort(context, err)
-        self._logged("CreateGame", context, started, game=request.game, players=request.players, game_id=hosted.game_id)
+    # -- hosted games --------------------------------------------------------------------------------------------
+    @rpc(pb.CreateGameRequest)
+    def CreateGame(self, request, context, fields):
+        fields.update(game=short(request.game), players=request.players)
+        seats = []
+        for k, seat in enumerate(request.seats):
+            seats.append(bot_settings(seat.bot, f"seats[{k}].bot") if seat.is_bot else None)
+        seed = request.seed if request.HasField("seed") else None
+        created = self.host.create(
+            request.game, request.players, seed, dict(request.options), seats, caller_control(context)
+        )
+        fields["game_id"] = created.game_id
         return pb.CreateGameResponse(
-            game_id=hosted.game_id,
-            move_number=len(hosted.moves),
+            game_id=created.game_id,
+            move_number=created.move_number,
             seats=[
-                pb.SeatToken(seat=k, token=t, is_bot=hosted.record.seats[k]["is_bot"]) for k, t in enumerate(tokens)
+                pb.SeatToken(seat=k, token=token or "", is_bot=bot)
+                for k, (token, bot) in enumerate(zip(created.tokens, created.bots, strict=True))
             ],
         )
 
-    def GetView(self, request, context):
-        started = time.perf_counter()
-        try:
-            hosted = self._authorized(request.game_id, request.seat, context)
-            with hosted.lock:
-                view = self._view(hosted, request.seat)
-        except RequestError as err:
-            self._logged("GetView", context, started, game_id=request.game_id, seat=request.seat, error=err.code)
-            abort(context, err)
-        self._logged("GetView", context, started, game_id=request.game_id, seat=request.seat)
-        return view
+    @rpc(pb.GetViewRequest)
+    def GetView(self, request, context, fields):
+        fields.update(game_id=short(request.game_id), seat=request.seat)
+        return view_message(self.host.view(request.game_id, request.seat, bearer_token(context)))
 
-    def Act(self, request, context):
-        started = time.perf_counter()
-        try:
-            hosted = self._authorized(request.game_id, request.seat, context)
-            which = request.WhichOneof("move")
-            if which is None:
-                raise RequestError("INVALID_ARGUMENT", "send action_id or action_text", "move")
-            action = request.action_id if which == "action_id" else request.action_text
-            expected = request.expected_move_number if request.HasField("expected_move_number") else None
-            number, _ = self.host.act(hosted, request.seat, action, expected)
-            response = self._act_response(hosted, request.seat, number)
-        except RequestError as err:
-            self._logged("Act", context, started, game_id=request.game_id, seat=request.seat, error=err.code)
-            abort(context, err)
-        self._logged("Act", context, started, game_id=request.game_id, seat=request.seat)
-        return response
+    @rpc(pb.ActRequest)
+    def Act(self, request, context, fields):
+        fields.update(game_id=short(request.game_id), seat=request.seat)
+        which = request.WhichOneof("move")
+        if which is None:
+            raise RequestError("INVALID_ARGUMENT", "send action_id or action_text", "move")
+        action = request.action_id if which == "action_id" else request.action_text
+        expected = request.expected_move_number if request.HasField("expected_move_number") else None
+        played = self.host.act(
+            request.game_id, request.seat, bearer_token(context), action, expected, caller_control(context)
+        )
+        return pb.ActResponse(
+            played=move_record(played.played),
+            followed=[move_record(m) for m in played.followed],
+            view=view_message(played.view),
+        )
 
-    def _act_response(self, hosted: HostedGame, seat: int, number: int) -> pb.ActResponse:
-        with hosted.lock:
-            records = self._records(hosted, seat, number)
-            return pb.ActResponse(played=records[0], followed=records[1:], view=self._view(hosted, seat))
+    @rpc(pb.BotMoveRequest)
+    def BotMove(self, request, context, fields):
+        fields.update(game_id=short(request.game_id), seat=request.seat)
+        played = self.host.bot_move(request.game_id, request.seat, bearer_token(context), caller_control(context))
+        return pb.ActResponse(
+            played=move_record(played.played),
+            followed=[move_record(m) for m in played.followed],
+            view=view_message(played.view),
+        )
 
-    def BotMove(self, request, context):
-        started = time.perf_counter()
-        try:
-            hosted = self._authorized(request.game_id, request.seat, context)
-            number, _ = self.host.bot_move(hosted, request.seat)
-            response = self._act_response(hosted, request.seat, number)
-        except RequestError as err:
-            self._logged("BotMove", context, started, game_id=request.game_id, seat=request.seat, error=err.code)
-            abort(context, err)
-        self._logged("BotMove", context, started, game_id=request.game_id, seat=request.seat)
-        return response
+    @rpc(pb.WatchGameRequest, streaming=True)
+    def WatchGame(self, request, context, fields):
+        fields.update(game_id=short(request.game_id), seat=request.seat, from_move=request.from_move)
+        watch = self.host.watch(request.game_id, request.seat, bearer_token(context))
+        with self.limits.stream(watch.game_id):
+            sent = max(0, request.from_move)
+            while context.is_active():
+                moves, view, over = watch.since(sent, WATCH_POLL_S)
+                for k, move in enumerate(moves):
+                    last = k == len(moves) - 1
+                    event = pb.GameEvent(move=move_record(move), final=over and last)
+                    if last:
+                        event.view.CopyFrom(view_message(view))
+                        if over:
+                            event.returns.extend(view.returns)
+                            event.scores.extend(view.scores)
+                    yield event
+                sent += len(moves)
+                if over:
+                    return
 
-    def _position(self, request, context) -> tuple[engine_ext.State, int]:
+    # -- searches ------------------------------------------------------------------------------------------------
+    def _position(self, request, context) -> tuple[dict, int]:
+        """The searching seat's observation: a hosted seat's (token checked) or the client's own."""
         which = request.WhichOneof("position")
         if which == "hosted":
-            hosted = self._authorized(request.hosted.game_id, request.hosted.seat, context)
-            with hosted.lock:
-                return hosted.state.clone(), request.hosted.seat
+            seat = request.hosted.seat
+            return self.host.observation(request.hosted.game_id, seat, bearer_token(context)), seat
         if which == "observation":
             try:
                 obs = codec.observation_from_proto(request.observation)
-                state = engine_ext.from_observation(obs.get("game"), obs)
+                engine_ext.from_observation(obs.get("game"), obs)
             except codec.CodecError as err:
                 raise RequestError("INVALID_ARGUMENT", str(err), err.field) from None
             except engine_ext.InvalidObservation as err:
-                raise RequestError("INVALID_ARGUMENT", str(err), f"observation.{err.field}") from None
+                raise RequestError("INVALID_ARGUMENT", short(err, 300), f"observation.{err.field}") from None
             except (KeyError, ValueError, TypeError) as err:
-                raise RequestError("INVALID_ARGUMENT", f"not a valid observation: {err}", "observation") from None
-            return state, obs["seat"]
+                raise RequestError(
+                    "INVALID_ARGUMENT", f"not a valid observation: {short(err, 300)}", "observation"
+                ) from None
+            return obs, obs["seat"]
         raise RequestError("INVALID_ARGUMENT", "send hosted (game id and seat) or an observation", "position")
 
-    def _search_response(self, state, seat: int, result: search.SearchResult, final: bool) -> pb.SuggestResponse:
-        belief = struct_pb2.Struct()
-        belief.update(result.belief)
-        stats = result.stats
-        return pb.SuggestResponse(
-            moves=[
-                pb.Candidate(
-                    action=pb.Action(id=m.action, text=m.text),
-                    visits=m.visits,
-                    value=m.value,
-                    values=m.values,
-                    win_prob=m.win_prob,
-                    pv=m.pv,
-                )
-                for m in result.moves
-            ],
-            stats=pb.SearchStats(
-                algorithm=stats["algorithm"],
-                iterations=stats["iterations"],
-                worlds_sampled=stats["worlds_sampled"],
-                nodes=stats["nodes"],
-                elapsed_ms=stats["elapsed_ms"],
-                iterations_per_s=stats["iterations_per_s"],
-                threads=stats["threads"],
-                stopped_early=stats["cancelled"],
-            ),
-            belief=belief,
-            final=final,
-        )
-
-    def _prepare_search(self, request, context):
-        state, seat = self._position(request, context)
+    def _searchable(self, request, context) -> tuple[engine_ext.State, int, BotSettings]:
+        obs, seat = self._position(request, context)
+        state = engine_ext.from_observation(obs["game"], obs)
         if state.current_player() != seat:
             raise RequestError(
                 "FAILED_PRECONDITION", f"seat {seat} is not to act (current player {state.current_player()})"
             )
-        budget = checked_budget(settings_dict(request.settings), context.time_remaining())
-        if not self.host.slots.try_acquire():
-            raise RequestError("RESOURCE_EXHAUSTED", f"{self.host.slots.limit} searches are running; retry later")
-        return state, seat, budget
+        settings = within_deadline(bot_settings(request.settings, "settings"), context.time_remaining())
+        return state, seat, settings
 
-    def Suggest(self, request, context):
-        started = time.perf_counter()
-        try:
-            state, seat, budget = self._prepare_search(request, context)
-        except RequestError as err:
-            self._logged("Suggest", context, started, error=err.code, field=err.field)
-            abort(context, err)
-        control = search.Control()
-        context.add_callback(control.cancel)
-        try:
-            result = run_search(state, seat, budget, control)
-        finally:
-            self.host.slots.release()
-        self._logged(
-            "Suggest",
-            context,
-            started,
-            game=state.game_name,
-            seat=seat,
-            iterations=budget.iterations,
-            time_ms=budget.time_ms,
-            done=result.stats["iterations"],
-        )
-        return self._search_response(state, seat, result, True)
+    @rpc(pb.SuggestRequest)
+    def Suggest(self, request, context, fields):
+        control = caller_control(context)
+        # The slot is taken before the observation is decoded: validation work counts against the same limit.
+        with self.limits.search_slot(control):
+            state, seat, settings = self._searchable(request, context)
+            fields.update(game=state.game_name, seat=seat, iterations=settings.iterations, time_ms=settings.time_ms)
+            result = search.suggest(state, seat, settings.search_config(settings.seed), control=control)
+        fields["done"] = result.stats["iterations"]
+        return search_response(result, settings.iterations, True)
 
-    def Analyze(self, request, context):
-        """Searches of doubling size, each streamed; the last (the full budget, a deadline or a cancel) is final."""
-        started = time.perf_counter()
-        try:
-            state, seat, budget = self._prepare_search(request, context)
-        except RequestError as err:
-            abort(context, err)
-        control = search.Control()
-        context.add_callback(control.cancel)
-        deadline = time.monotonic() + budget.time_ms / 1000.0 if budget.time_ms else None
-        total = budget.iterations
-        step = min(ANALYZE_FIRST_ITERATIONS, total) if total else ANALYZE_FIRST_ITERATIONS
-        try:
+    @rpc(pb.SuggestRequest, streaming=True)
+    def Analyze(self, request, context, fields):
+        """Searches of doubling size, each streamed; the final message is the strongest search done (the full
+        budget, or the largest one finished before a deadline or a cancel)."""
+        control = caller_control(context)
+        with self.limits.search_slot(control):
+            state, seat, settings = self._searchable(request, context)
+            fields.update(game=state.game_name, seat=seat)
+            deadline = time.monotonic() + settings.time_ms / 1000.0 if settings.time_ms else None
+            total = settings.iterations or (None if deadline else search.DEFAULT_ITERATIONS)
+            base = settings.search_config(settings.seed)
+            step = min(ANALYZE_FIRST_ITERATIONS, total) if total else ANALYZE_FIRST_ITERATIONS
+            best: search.SearchResult | None = None
             while True:
                 left_ms = (deadline - time.monotonic()) * 1000.0 if deadline else None
-                last = (total is not None and step >= total) or (left_ms is not None and left_ms <= 0)
-                result = search.suggest(
-                    state,
-                    seat,
-                    algorithm=budget.algorithm,
-                    iterations=min(step, total or step),
-                    time_ms=max(1.0, left_ms) if left_ms is not None else None,
-                    threads=budget.threads,
-                    seed=budget.seed,
-                    top_k=budget.top_k,
-                    control=control,
-                )
-                last = last or control.cancelled or (deadline is not None and time.monotonic() >= deadline)
+                requested = min(step, total) if total else step
+                config = replace(base, iterations=requested, time_ms=None if left_ms is None else max(1.0, left_ms))
+                result = search.suggest(state, seat, config, control=control)
+                if best is None or result.stats["iterations"] >= best.stats["iterations"]:
+                    best = result
+                cut = stopped_early(result, requested)
                 if not context.is_active():
                     return
-                yield self._search_response(state, seat, result, last)
-                if last:
-                    break
+                if cut or (total is not None and step >= total):
+                    yield search_response(best, None, True, stopped=cut)
+                    return
+                yield search_response(result, requested, False)
                 step *= 2
-        finally:
-            self.host.slots.release()
-            self._logged("Analyze", context, started, game=state.game_name, seat=seat)
 
-    def PlayGame(self, request, context):
-        self._logged(
-            "PlayGame",
-            context,
-            time.perf_counter(),
-            game=request.game,
-            players=request.players,
-            bots=[settings_dict(b) for b in request.bots],
-        )
+    @rpc(pb.PlayGameRequest, streaming=True)
+    def PlayGame(self, request, context, fields):
+        """A whole game between the server's bots, streamed move by move. It is nobody's seat, so events show the
+        full board (every bot's secrets); a game with a human seat is a hosted game."""
+        fields.update(game=short(request.game), players=request.players)
+        info, options = typed_options(request.game, dict(request.options))
         try:
-            if request.game not in engine_ext.GAMES:
-                raise RequestError("INVALID_ARGUMENT", f"unknown game {request.game!r}", "game")
-            options = {
-                k: int(v) if k in INT_OPTIONS and v.lstrip("-").isdigit() else v for k, v in request.options.items()
-            }
+            info.check_players(request.players)
+        except ValueError as err:
+            raise RequestError("INVALID_ARGUMENT", str(err), "players") from None
+        if len(request.bots) > request.players:
+            raise RequestError("INVALID_ARGUMENT", f"{len(request.bots)} bots for {request.players} seats", "bots")
+        bots = [bot_settings(b, f"bots[{k}]") for k, b in enumerate(request.bots)]
+        bots += [BotSettings()] * (request.players - len(bots))
+        seed = request.seed if request.HasField("seed") else None
+        control = caller_control(context)
+        with self.limits.stream():
+            seed = seed if seed is not None else secrets.randbits(64)
             try:
-                state = engine_ext.new_game(request.game, request.players, request.seed, **options)
-            except (TypeError, ValueError) as err:
-                raise RequestError("INVALID_ARGUMENT", str(err), "players") from None
-            bots = [settings_dict(b) for b in request.bots] + [dict(DEFAULT_BOT)] * request.players
-            budgets = [checked_budget(b) for b in bots[: request.players]]
-        except RequestError as err:
-            abort(context, err)
-        number = 0
-        while not state.is_terminal() and context.is_active():
-            actor = state.current_player()
-            if actor == engine_ext.CHANCE:
-                action = core.sample_chance(state, (request.seed * 1_000_003 + number) % 2**64)
-            else:
-                self.host.slots.acquire()
-                try:
-                    budget = budgets[actor]
-                    seeded = dataclasses.replace(budget, seed=(budget.seed + number) % 2**63)
-                    action = run_search(state, actor, seeded).best.action
-                finally:
-                    self.host.slots.release()
-            text = state.action_to_string(action)
-            state.apply(action)
-            event = pb.GameEvent(
-                move=pb.MoveRecord(move_number=number, actor=actor, action=pb.Action(id=action, text=text)),
-                view=pb.View(
-                    move_number=number + 1,
-                    current_player=state.current_player(),
-                    game_over=state.is_terminal(),
-                    board=str(state),
-                ),
-                final=state.is_terminal(),
-            )
-            if state.is_terminal():
-                event.returns.extend(state.returns())
-                event.scores.extend(state.scores())
-            number += 1
-            yield event
+                position = Position(play.new_game(request.game, request.players, seed, options))
+            except ValueError as err:
+                raise RequestError("INVALID_ARGUMENT", str(err), "options") from None
 
-    def WatchGame(self, request, context):
-        self._logged(
-            "WatchGame",
-            context,
-            time.perf_counter(),
-            game_id=request.game_id,
-            seat=request.seat,
-            from_move=request.from_move,
-        )
-        try:
-            hosted = self._authorized(request.game_id, request.seat, context)
-        except RequestError as err:
-            abort(context, err)
-        sent = max(0, request.from_move)
-        stop = threading.Event()
-        context.add_callback(stop.set)
-        while context.is_active() and not stop.is_set():
-            with hosted.lock:
-                if sent >= len(hosted.moves) and not hosted.state.is_terminal():
-                    hosted.changed.wait(timeout=1.0)
-                records = self._records(hosted, request.seat, sent) if sent < len(hosted.moves) else []
-                view = self._view(hosted, request.seat)
-                over = hosted.state.is_terminal()
-            for k, record in enumerate(records):
-                final = over and k == len(records) - 1
-                event = pb.GameEvent(move=record, final=final)
-                if k == len(records) - 1:
-                    event.view.CopyFrom(view)
-                if final:
-                    event.returns.extend(view.returns)
-                    event.scores.extend(view.scores)
+            def choose(state: engine_ext.State, seat: int, settings: BotSettings, number: int) -> int:
+                with self.limits.search_slot(control, wait=True):
+                    return play.bot_search(state, seat, settings, seed, number, control).best.action
+
+            state = position.state
+            before = state.clone()
+            for step in play.play(position, seed, bots, control=control, choose=choose):
+                text = before.action_to_string(step.action)
+                event = pb.GameEvent(
+                    move=pb.MoveRecord(
+                        move_number=step.number, actor=step.actor, action=pb.Action(id=step.action, text=text)
+                    ),
+                    view=pb.View(
+                        move_number=position.moves,
+                        current_player=state.current_player(),
+                        game_over=state.is_terminal(),
+                        board=str(state),
+                    ),
+                    final=state.is_terminal(),
+                )
+                if state.is_terminal():
+                    event.returns.extend(state.returns())
+                    event.scores.extend(state.scores())
+                    event.view.seed = seed
                 yield event
-            sent += len(records)
-            if over and sent >= len(hosted.moves):
-                return
+                before = state.clone()
+            fields["moves"] = position.moves
+
+
+def handler(service: AtollService) -> grpc.GenericRpcHandler:
+    """The service's method handlers, taking request bytes so that ``rpc`` parses them (and answers garbage)."""
+    descriptor = pb.DESCRIPTOR.services_by_name["Atoll"]
+    handlers = {}
+    for method in descriptor.methods:
+        response = getattr(pb, method.output_type.name)
+        function = getattr(service, method.name)
+        make = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
+        handlers[method.name] = make(
+            function, request_deserializer=None, response_serializer=response.SerializeToString
+        )
+    return grpc.method_handlers_generic_handler(descriptor.full_name, handlers)

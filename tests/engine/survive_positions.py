@@ -2,7 +2,7 @@
 
 import json
 
-from engine_ext import survive
+from engine_ext import survive, survive_board
 
 VALUES = [1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
 COLOURS = ("red", "blue", "green", "yellow", "purple")
@@ -30,8 +30,8 @@ def position(
     ``held``: {seat: {"beach:dolphin": n}}; remaining keyword arguments override the control block
     (phase, active, moves_left, ...)."""
     colours = 4 if players == 2 else players
-    index = survive.CELL_INDEX
-    terrain = ["~"] * len(survive.CELLS)
+    index = survive_board.CELL_INDEX
+    terrain = ["~"] * len(survive_board.CELLS)
     for name, letter in (tiles or {}).items():
         terrain[survive.parse_node(name)] = letter
     entries = []

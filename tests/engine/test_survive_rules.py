@@ -6,7 +6,7 @@ import pytest
 from survive_positions import apply, creatures, legal_texts, on_board, position, rafts, where
 
 import engine_ext
-from engine_ext import survive
+from engine_ext import survive, survive_board
 
 # Geometry used below (axial (q,r); neighbours (q±1,r), (q,r±1), (q+1,r-1), (q-1,r+1)):
 # open water east of the island: (5,-3) (6,-3) (6,-4) (5,-2) (4,-2)...; NW landing cells (-2,-5) (-1,-5) (0,-6).
@@ -84,10 +84,10 @@ def test_setup_rafts_go_on_empty_water_next_to_a_tile():
     terrain = state.observation(0)["terrain"]
     for text in legal_texts(state):
         c = survive.parse_node(text.split()[-1])
-        q, r = survive.CELLS[c]
+        q, r = survive_board.CELLS[c]
         assert terrain[c] == "~" and text.split()[-1] not in state.observation(0)["creatures"]["serpent"]
         neighbours = [(q + 1, r), (q + 1, r - 1), (q, r - 1), (q - 1, r), (q - 1, r + 1), (q, r + 1)]
-        assert any(n in survive.CELL_INDEX and terrain[survive.CELL_INDEX[n]] in "bfm" for n in neighbours)
+        assert any(n in survive_board.CELL_INDEX and terrain[survive_board.CELL_INDEX[n]] in "bfm" for n in neighbours)
 
 
 def test_seat_zero_starts_after_setup_and_turns_pass_in_seat_order():

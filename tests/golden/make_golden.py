@@ -63,9 +63,7 @@ def positions(game: str, players: int, seed: int, count: int) -> list[str]:
 def search_record(state_json: str, algorithm: str, iterations: int | None) -> dict:
     state = engine_ext.from_json(state_json)
     seat = state.current_player()
-    result = search.suggest(
-        state, seat, algorithm=algorithm, iterations=iterations, seed=11, top_k=3, allow_cheat=True
-    )
+    result = search.suggest(state, seat, algorithm=algorithm, iterations=iterations, seed=11, top_k=3, allow_cheat=True)
     return {
         "moves": [[m.action, m.visits, round(m.value, 9), round(m.win_prob, 9), m.pv] for m in result.moves],
         "iterations": result.stats["iterations"],
@@ -85,8 +83,12 @@ def build() -> dict:
             for state_json in positions(game, players, 3, 3):
                 for algorithm, iterations in SEARCHES:
                     out["searches"].append(
-                        {"state": state_json, "algorithm": algorithm, "iterations": iterations,
-                         "result": search_record(state_json, algorithm, iterations)}
+                        {
+                            "state": state_json,
+                            "algorithm": algorithm,
+                            "iterations": iterations,
+                            "result": search_record(state_json, algorithm, iterations),
+                        }
                     )
     return out
 

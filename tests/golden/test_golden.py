@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from make_golden import GAMES, search_record, trace
 
 GOLDEN = json.loads((Path(__file__).parent / "golden.json").read_text())

@@ -2,7 +2,6 @@
 
 import json
 import random
-import re
 import shutil
 import signal
 import subprocess
@@ -23,8 +22,6 @@ from atoll.v1 import atoll_pb2 as pb
 from server import codec
 
 FAST_BOT = pb.SeatConfig(is_bot=True, bot=pb.BotSettings(iterations=40))
-COLOURS = ("red", "blue", "green", "yellow", "purple")
-ABILITIES = ("paddles", "dolphin", "dive", "die", "repellent")
 
 
 def status_of(call):
@@ -45,26 +42,6 @@ def field_violations(error: grpc.RpcError) -> list[str]:
 
 def snapshot(client, game_id, players):
     return [client.get_view(game_id, seat).SerializeToString(deterministic=True) for seat in range(players)]
-
-
-def own_colours(players: int, seat: int) -> set[str]:
-    return {COLOURS[2 * seat], COLOURS[2 * seat + 1]} if players == 2 else {COLOURS[seat]}
-
-
-def assert_hides_secrets(view: pb.View, texts: list[str], players: int) -> None:
-    """Nothing in a seat's view or streamed texts reveals another seat's treasure values or ability types."""
-    seat = view.seat
-    mine = own_colours(players, seat)
-    survive = view.observation.survive
-    for group in survive.adventurers:
-        if group.colour not in mine:
-            assert not any(a.HasField("value") for a in group.adventurers), f"seat {seat} sees {group.colour} values"
-    for row in survive.held:
-        if row.seat != seat:
-            assert not row.HasField("beach_types") and not row.HasField("forest_types")
-    others = "|".join(c for c in COLOURS if c not in mine)
-    for text in texts + [view.board] + [a.text for a in view.legal_actions]:
-        assert not re.search(rf"\b({others}):[1-5]", text), f"seat {seat} saw {text!r}"
 
 
 # --- Discovery, health, reflection ----------------------------------------------------------------------------------
@@ -141,36 +118,6 @@ def test_play_game_streams_a_whole_four_player_survive_game(client):
     assert [e.move.move_number for e in events] == list(range(len(events)))
 
 
-def test_a_hosted_game_with_one_human_and_three_bots_played_through_act_hides_every_secret(client):
-    game = client.create_game("survive", 4, seed=5, seats=[None, FAST_BOT, FAST_BOT, FAST_BOT])
-    rng = random.Random(5)
-    texts = {seat: [] for seat in range(4)}
-    moves = 0
-    while True:
-        views = [client.get_view(game.game_id, seat) for seat in range(4)]
-        for seat, view in enumerate(views):
-            assert_hides_secrets(view, texts[seat], 4)
-        if views[0].game_over:
-            break
-        assert views[0].current_player == 0 and views[0].legal_actions
-        choice = rng.choice(views[0].legal_actions)
-        reply = client.act(game.game_id, 0, action_id=choice.id, expected_move_number=views[0].move_number)
-        texts[0] += [reply.played.action.text] + [m.action.text for m in reply.followed]
-        moves += 1
-    assert moves > 20 and len(views[0].returns) == 4
-    for seat in range(4):
-        events = list(client.watch_game(game.game_id, seat))
-        assert events[-1].final
-        watched = [e.move.action.text for e in events]
-        assert_hides_secrets(events[-1].view, watched, 4)
-        drawer = None
-        for event in events:
-            if event.move.actor >= 0:
-                drawer = event.move.actor  # a reveal is the draw of the seat that removed the tile
-            elif event.move.action.text.startswith("reveal") and drawer != seat:
-                assert not event.move.action.text.endswith(ABILITIES), "another seat's ability draw is hidden"
-
-
 def test_bot_move_plays_a_seats_turn(client):
     game = client.create_game("kuhn_poker", 2, seats=[None, FAST_BOT])
     view = client.get_view(game.game_id, 0)
@@ -210,7 +157,7 @@ def test_wrong_turn_is_failed_precondition_and_changes_nothing(client, kuhn_game
 def test_an_illegal_action_is_invalid_argument_naming_the_field_and_changes_nothing(client, kuhn_game):
     before = snapshot(client, kuhn_game.game_id, 2)
     err = status_of(lambda: client.act(kuhn_game.game_id, 0, action_id=7))
-    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT and "GetView lists the legal actions" in err.details()
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT and "legal: Pass, Bet" in err.details()
     assert field_violations(err) == ["action_id"]
     err = status_of(lambda: client.act(kuhn_game.game_id, 0, action_text="raise"))
     assert field_violations(err) == ["action_text"]
@@ -443,22 +390,6 @@ def test_atoll_suggest_analyses_a_json_observation(tmp_path):
     )
     reply = json.loads(out.stdout)
     assert reply["moves"][0]["action"] in state.legal_actions() and reply["stats"]["iterations"] == 300
-
-
-def test_a_hosted_poker_game_never_shows_a_seat_the_other_seats_card(client):
-    game = client.create_game("leduc_poker", 2, seed=3, seats=[None, FAST_BOT])
-    their_card = client.get_view(game.game_id, 1).observation.leduc_poker.private_card
-    rng = random.Random(3)
-    views = []
-    while not (view := client.get_view(game.game_id, 0)).game_over:
-        views.append(view)
-        client.act(game.game_id, 0, action_id=rng.choice(view.legal_actions).id)
-    views.append(view)
-    own_card = views[0].observation.leduc_poker.private_card
-    assert own_card != their_card and all(v.observation.leduc_poker.private_card == own_card for v in views)
-    events = list(client.watch_game(game.game_id, 0))
-    assert events[0].move.action.text.startswith("Chance outcome:") and events[0].move.action.text[-1] != "?"
-    assert events[1].move.action.text == "Chance outcome:?", "the card dealt to seat 1 stays hidden from seat 0"
 
 
 def test_sigterm_shuts_down_gracefully(tmp_path):

@@ -1,0 +1,164 @@
+"""The one game loop and the one seed derivation: hosted games, PlayGame and the arena all play through ``play``.
+
+Seeds. A game has one seed (a hosted game's is secret: drawn from ``secrets`` unless the client chose one). Every
+random number of the game is derived from it by ``derive_seed(seed, stream, *indices)`` (BLAKE2b of the seed, a stream
+name and indices, taken as a 64-bit integer), in three streams:
+
+- ``"setup"``: the seed ``new_game`` gets (Survive's island layout);
+- ``"chance"``, ``k``: the ``k``-th chance event of the game (0, 1, ...), drawn with ``engine_ext.core.sample_chance``.
+  Chance is indexed by how many chance events came before, not by the move number, so the same deal replayed with the
+  seats permuted (the arena's duplicate deals) draws the same outcomes for as long as the games stay alike;
+- ``"bot"``, ``n``, ``s``: the search seed of a bot deciding move ``n`` whose settings carry seed ``s``.
+
+Nothing a seat receives depends on the seed but through outcomes it is allowed to see, and BLAKE2b makes the streams
+unpredictable without the seed; a client that chooses the seed makes its game predictable (replays, tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, fields
+
+import engine_ext
+import search
+from engine_ext import core
+
+SEED_BITS = 63  # seeds handed to new_game and the search fit a signed 64-bit integer
+
+
+def derive_seed(seed: int, stream: str, *indices: int) -> int:
+    """A 63-bit seed for ``stream`` at ``indices``, derived from the game's ``seed`` (any non-negative integer)."""
+    if seed < 0:
+        raise ValueError("seed: expected a non-negative integer")
+    text = f"{seed}/{stream}/" + "/".join(str(i) for i in indices)
+    digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> (64 - SEED_BITS)
+
+
+def new_game(game: str, players: int, seed: int, options: dict | None = None) -> engine_ext.State:
+    """A game set up from its seed's ``"setup"`` stream."""
+    return engine_ext.new_game(game, players, derive_seed(seed, "setup", 0), **(options or {}))
+
+
+@dataclass(frozen=True)
+class BotSettings:
+    """How a bot seat plays: one search configuration, the same in the arena, a hosted game and the CLI.
+
+    ``None`` fields take the game's search defaults (``engine_ext.game_info(name).search_defaults``); with neither
+    ``iterations`` nor ``time_ms`` the search runs ``search.DEFAULT_ITERATIONS``. ``seed`` varies the bot's searches
+    between otherwise equal games.
+    """
+
+    algorithm: str = "ismcts"
+    iterations: int | None = None
+    time_ms: float | None = None
+    threads: int = 1
+    seed: int = 0
+    top_k: int = 5
+    exploration: float | None = None
+    playout_depth: int | None = None
+    light_playouts: bool | None = None
+    baseline: bool | None = None
+    worlds: int | None = None
+
+    def search_config(self, seed: int) -> search.SearchConfig:
+        return search.SearchConfig(
+            algorithm=self.algorithm,
+            iterations=self.iterations,
+            time_ms=self.time_ms,
+            seed=seed,
+            threads=self.threads,
+            top_k=self.top_k,
+            exploration=self.exploration,
+            playout_depth=self.playout_depth,
+            light_playouts=self.light_playouts,
+            baseline=self.baseline,
+            worlds=self.worlds,
+        )
+
+    def to_dict(self) -> dict:
+        """The fields that differ from the defaults (what a game record stores)."""
+        default = BotSettings()
+        return {k: v for k, v in asdict(self).items() if v != getattr(default, k)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> BotSettings:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def bot_search(
+    state: engine_ext.State,
+    seat: int,
+    settings: BotSettings,
+    game_seed: int,
+    move_number: int,
+    control: search.Control | None = None,
+    allow_cheat: bool = False,
+) -> search.SearchResult:
+    """The search a bot seat runs for move ``move_number`` (seeded from the game's ``"bot"`` stream)."""
+    config = settings.search_config(derive_seed(game_seed, "bot", move_number, settings.seed))
+    return search.suggest(state, seat, config, control=control, allow_cheat=allow_cheat)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move of the loop: its number, who took it (a seat or ``engine_ext.CHANCE``) and the action id."""
+
+    number: int
+    actor: int
+    action: int
+
+
+@dataclass
+class Position:
+    """Where a game is: the state, how many moves and how many chance events were played to reach it."""
+
+    state: engine_ext.State
+    moves: int = 0
+    chance_events: int = 0
+
+    def apply(self, action: int) -> Step:
+        step = Step(self.moves, self.state.current_player(), action)
+        self.state.apply(action)
+        self.moves += 1
+        if step.actor == engine_ext.CHANCE:
+            self.chance_events += 1
+        return step
+
+
+def play(
+    position: Position,
+    game_seed: int,
+    bots: Sequence[BotSettings | None],
+    *,
+    control: search.Control | None = None,
+    allow_cheat: bool = False,
+    choose: Callable[[engine_ext.State, int, BotSettings, int], int] | None = None,
+) -> Iterator[Step]:
+    """Play chance and bot moves on ``position`` (in place), yielding each move after it is applied, until a seat
+    without a bot (``None``) is to act, the game ends, or ``control`` is cancelled.
+
+    Chance outcome ``k`` comes from the ``"chance"`` stream; a bot's move from ``bot_search`` (or ``choose(state,
+    seat, settings, move_number)`` when given). A search cut short by ``control`` is not played: the loop stops first.
+    """
+    state = position.state
+    while not state.is_terminal():
+        if control is not None and control.cancelled:
+            return
+        actor = state.current_player()
+        if actor == engine_ext.CHANCE:
+            action = core.sample_chance(state, derive_seed(game_seed, "chance", position.chance_events))
+        else:
+            settings = bots[actor]
+            if settings is None:
+                return
+            if choose is not None:
+                action = choose(state, actor, settings, position.moves)
+            else:
+                result = bot_search(state, actor, settings, game_seed, position.moves, control, allow_cheat)
+                if control is not None and control.cancelled:
+                    return
+                action = result.best.action
+        yield position.apply(action)
