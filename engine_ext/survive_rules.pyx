@@ -417,6 +417,10 @@ cdef void settle(Survive* s) noexcept nogil:
                 return
             s.cont_kind = CONT_NONE
         s.decision = D_PHASE
+        if s.phase == PH_ACTION and s.moves_left > 0 and not seat_has_meeples_on_board(s, s.active):
+            # Rising Waters ruling (docs/rules/survive.md): "if you still have Adventurers to save" holds at every
+            # movement: once the seat's last Adventurer on the board is gone, its remaining movements are lost.
+            s.moves_left = 0
         if s.phase == PH_END_TURN:
             end_turn(s)
             continue

@@ -22,9 +22,19 @@ def check_clone_is_independent(state) -> None:
 
 
 def check_json_round_trip(state) -> None:
+    """to_json captures the whole state: what from_json restores behaves the same, and writes the same text."""
     text = state.to_json()
     json.loads(text)
-    assert engine_ext.from_json(text).to_json() == text, "to_json -> from_json -> to_json is not byte-identical"
+    restored = engine_ext.from_json(text)
+    assert restored.to_json() == text, "to_json -> from_json -> to_json is not byte-identical"
+    assert (restored.current_player(), restored.legal_actions(), restored.chance_outcomes()) == (
+        state.current_player(),
+        state.legal_actions(),
+        state.chance_outcomes(),
+    ), "the state restored from to_json is not byte-identical in behaviour (player, moves, chance)"
+    for seat in range(state.num_players()):
+        assert restored.private_info(seat) == state.private_info(seat), "to_json loses a seat's private facts"
+        assert restored.observation(seat) == state.observation(seat), "to_json loses what a seat observes"
 
 
 def check_illegal_actions_leave_state_unchanged(state, rng: random.Random) -> None:
@@ -97,6 +107,17 @@ def check_observations(state) -> None:
             assert world.legal_actions() == state.legal_actions(), (
                 "the acting seat's legal actions depend on hidden facts"
             )
+
+
+def check_seed_decides_the_setup(new_game, random_setup: bool) -> None:
+    """``new_game(seed)`` is reproducible; a game with a random set-up varies with the seed, one without ignores it."""
+    first = new_game(11).to_json()
+    assert new_game(11).to_json() == first, "the same seed gave two different set-ups"
+    setups = {new_game(seed).to_json() for seed in range(8)}
+    if random_setup:
+        assert len(setups) > 1, "new_game ignores its seed although the game's set-up is random"
+    else:
+        assert setups == {first}, "the seed changes the set-up of a game whose randomness is all chance nodes"
 
 
 def check_hidden_facts_vary(state) -> None:

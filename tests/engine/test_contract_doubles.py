@@ -1,5 +1,6 @@
 """The contract checks catch broken engines: each double breaks one promise and one check must fail on it."""
 
+import json
 import random
 
 import pytest
@@ -60,6 +61,29 @@ class NeverResamples(Delegating):
         return self.wrap(self.inner.clone())
 
 
+class DescendingLegal(Delegating):
+    """legal_actions() comes out in descending order."""
+
+    def legal_actions(self):
+        return sorted(self.inner.legal_actions(), reverse=True)
+
+
+class LossyJson(Delegating):
+    """to_json() forgets the last card dealt."""
+
+    def to_json(self):
+        data = json.loads(self.inner.to_json())
+        data["cards"] = data["cards"][:-1]
+        return json.dumps(data, separators=(",", ":"))
+
+
+class SwappedMoveText(Delegating):
+    """action_to_string() writes Pass as Bet and Bet as Pass."""
+
+    def action_to_string(self, action):
+        return self.inner.action_to_string(1 - action)
+
+
 def dealt_kuhn():
     state = engine_ext.new_game("kuhn_poker", 2)
     state.apply(2)
@@ -90,3 +114,29 @@ def test_a_determinize_that_keeps_the_true_cards_fails_the_resampling_check():
 def test_the_real_states_pass_the_same_checks():
     state = dealt_kuhn()
     contract.check_all(state, random.Random(0))
+
+
+def test_descending_legal_actions_fail_the_node_shape_check():
+    with pytest.raises(AssertionError, match="not ascending"):
+        contract.check_node_shape(DescendingLegal(dealt_kuhn()))
+
+
+def test_a_json_that_forgets_a_card_fails_the_round_trip_check():
+    with pytest.raises(AssertionError, match="byte-identical"):
+        contract.check_json_round_trip(LossyJson(dealt_kuhn()))
+
+
+def test_move_text_that_names_another_move_fails_the_round_trip_check():
+    with pytest.raises(AssertionError, match="parses back to another action"):
+        contract.check_action_strings_round_trip(SwappedMoveText(dealt_kuhn()))
+
+
+def test_a_new_game_that_ignores_its_seed_fails_the_setup_check():
+    with pytest.raises(AssertionError, match="ignores its seed"):
+        contract.check_seed_decides_the_setup(lambda seed: engine_ext.new_game("survive", 4, 0), random_setup=True)
+
+
+def test_a_new_game_that_is_not_reproducible_fails_the_setup_check():
+    seeds = iter(range(100))
+    with pytest.raises(AssertionError, match="two different set-ups"):
+        contract.check_seed_decides_the_setup(lambda seed: engine_ext.new_game("survive", 4, next(seeds)), True)

@@ -251,6 +251,15 @@ def test_a_seat_with_nothing_left_to_rescue_makes_no_movements():
     assert "end" in texts and any(t.startswith("use dive") for t in texts), "abilities stay usable"
 
 
+def test_movements_are_lost_once_the_seats_last_adventurer_on_the_board_is_rescued():
+    state = position(adventurers={"red": [("(-2,-5)", 5)], "green": [("(5,-3)", 1)]}, rafts=("(6,-3)",))
+    assert "move raft (6,-3)->(6,-4)" in legal_texts(state), "the raft may move while red:5 is still out there"
+    apply(state, "move red:5 (-2,-5)->NW")
+    texts = legal_texts(state)
+    assert not any(t.startswith("move") for t in texts), "no movements after the last Adventurer is saved"
+    assert "end" in texts
+
+
 def test_nothing_enters_a_kaiju_space():
     state = position(adventurers={"red": [("(5,-3)", 5)]}, creatures={"kaiju": ["(6,-3)"]}, rafts=("(5,-2)",))
     texts = legal_texts(state)
@@ -843,10 +852,41 @@ def test_illegal_move_leaves_the_state_unchanged_and_lists_legal_moves():
     assert state.to_json() == before
 
 
-def test_board_drawing_shows_pieces():
-    state = position(adventurers={"red": [("(5,-3)", 5)]}, creatures={"kaiju": ["(0,-3)"]}, rafts=("(6,-3)",))
+def token_at(drawing: str, cell: str) -> str:
+    """The 4-character token the drawing shows for ``cell`` (row r + 6, column 4q + 2r + 24)."""
+    q, r = (int(x) for x in cell.strip("()").split(","))
+    line = drawing.splitlines()[r + 6]
+    col = 4 * q + 2 * r + 24
+    return line[col : col + 4].ljust(4)
+
+
+def test_board_drawing_shows_the_pieces_where_they_stand_and_nothing_elsewhere():
+    state = position(
+        adventurers={"red": [("(5,-3)", 5)]},
+        creatures={"kaiju": ["(0,-3)"], "shark": ["(2,-4)"]},
+        rafts=("(6,-3)",),
+        tiles={"(1,-3)": "f"},
+    )
     drawing = str(state)
-    assert "K" in drawing and "R0" in drawing and "NW" in drawing and "phase action" in drawing
+    assert token_at(drawing, "(0,-3)").strip() == "~K"
+    assert token_at(drawing, "(2,-4)").strip() == "~s"
+    assert token_at(drawing, "(6,-3)").strip() == "~R0"
+    assert token_at(drawing, "(5,-3)").strip() == "~1"
+    assert token_at(drawing, "(1,-3)").strip() == "f"
+    board = "\n".join(drawing.splitlines()[:13])
+    for island in ("NW", "NE", "SW", "SE"):
+        board = board.replace(island, "")
+    assert board.count("K") == 1 and board.count("R") == 1 and "S" not in board and board.count("s") == 1
+    assert "scores [0, 0]" in drawing
+
+
+def test_a_seats_drawing_is_made_from_its_observation_and_shows_only_its_own_score():
+    state = position(adventurers={"red": [("(5,-3)", 5)]}, rescued={"blue": [("NW", 4)], "green": [("SE", 3)]})
+    info = engine_ext.game_info("survive")
+    for seat in range(2):
+        drawing = info.draw(state.observation(seat))
+        assert drawing.splitlines()[:14] == str(state).splitlines()[:14], "the board itself is public"
+        assert drawing.endswith(f"your score {state.scores()[seat]}") and "scores [" not in drawing
 
 
 # --- Loading and observations from clients --------------------------------------------------------------------------
