@@ -31,6 +31,9 @@ from server.hosting import GameHost, SeatMove, SeatView
 log = logging.getLogger("atoll.server")
 
 ANALYZE_FIRST_ITERATIONS = 500
+# No request of this API comes near this size (the largest real one, a Survive observation, is a few KB): anything
+# bigger is refused before it is parsed, so that parsing a huge message cannot hold the interpreter for long.
+MAX_REQUEST_BYTES = 65_536
 WATCH_POLL_S = 1.0
 
 
@@ -61,6 +64,12 @@ def rpc(request_type: type, streaming: bool = False) -> Callable:
         name = method.__name__
 
         def parse(raw: bytes, context: grpc.ServicerContext, fields: dict):
+            if len(raw) > MAX_REQUEST_BYTES:
+                fields["bytes"] = len(raw)
+                raise RequestError(
+                    "INVALID_ARGUMENT",
+                    f"a {request_type.__name__} of {len(raw)} bytes: requests are at most {MAX_REQUEST_BYTES} bytes",
+                )
             try:
                 return request_type.FromString(raw)
             except protobuf_message.DecodeError:
