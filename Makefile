@@ -1,6 +1,7 @@
 # make run  : set everything up and start the gRPC server (Ctrl-C stops it)
 # make test : set everything up and run the test suite
 # make bench: run the engine and search speed benchmarks (JSON on stdout)
+# make buf  : install buf (a third-party gRPC client, npm package @bufbuild/buf) into .tools/, for docs/api.md
 # Each target creates .venv and (re)installs when a .pyx/.pxd/.proto/setup.py/pyproject.toml is newer than the stamp.
 
 PYTHON ?= python3
@@ -10,15 +11,16 @@ BUILD_DEPS := "setuptools>=69" wheel "Cython>=3.1,<3.4" grpcio-tools==1.85.1 myp
 SOURCES := $(shell find engine_ext search server proto -name '*.pyx' -o -name '*.pxd' -o -name '*.proto') \
            setup.py pyproject.toml
 
-.PHONY: run demo test bench lint clean
+.PHONY: run demo test bench lint clean buf
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $(BUILD_DEPS)
 
+# setuptools warns on every editable install of a flat layout (package folders at the top): a known, harmless case.
 $(VENV)/.stamp-install: $(PY) $(SOURCES)
-	$(PY) -m pip install --quiet --no-build-isolation -e '.[test]'
+	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet --no-build-isolation -e '.[test]'
 	touch $@
 
 run: $(VENV)/.stamp-install
@@ -32,6 +34,8 @@ BUF := .tools/node_modules/.bin/buf
 # buf (a third-party gRPC client, for the end-to-end tests) ships as a binary inside an npm package.
 $(BUF):
 	npm install --silent --no-audit --no-fund --prefix .tools @bufbuild/buf@1.75.0
+
+buf: $(BUF)
 
 test: $(VENV)/.stamp-install $(BUF)
 	$(PY) -m pytest

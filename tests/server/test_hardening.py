@@ -194,7 +194,7 @@ def test_oversized_observations_are_refused_before_any_work_and_health_stays_fas
         for t in senders:
             t.join()
     assert codes == ["INVALID_ARGUMENT"] * 6, codes
-    assert probe.p95() < HEALTH_LIMIT_S, probe.latencies
+    assert probe.p95() < HEALTH_LIMIT_S and max(probe.latencies) < 4 * HEALTH_LIMIT_S, probe.latencies
 
 
 def test_an_observation_larger_than_any_real_one_of_its_game_is_refused_naming_it(client):

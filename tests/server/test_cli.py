@@ -1,0 +1,74 @@
+"""The ``atoll`` command line as a newcomer meets it: play, suggest, games."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from google.protobuf import json_format
+
+import engine_ext
+from server import codec
+
+BIN = str(Path(sys.executable).parent)
+
+
+def atoll(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(["atoll", *args], input=stdin, capture_output=True, text=True, timeout=120, env={"PATH": BIN})
+
+
+def test_play_has_help_says_when_moves_are_cut_and_points_errors_to_moves():
+    out = atoll(
+        "play", "survive", "--players", "2", "--iterations", "20", "--seed", "1", stdin="help\nmoves\nfly\nquit\n"
+    )
+    assert out.returncode == 0, out.stderr
+    assert "moves         the legal moves" in out.stdout
+    assert "more (`moves all` lists every one)" in out.stdout
+    assert "'fly' is not a move of this game; `moves` lists the legal ones" in out.stdout
+    assert "legal_actions()" not in out.stdout
+
+
+def test_play_shows_private_facts_readably_and_end_of_input_exits_cleanly():
+    out = atoll("play", "kuhn_poker", "--iterations", "20", "--seed", "3", stdin="")
+    assert out.returncode == 0, out.stderr
+    assert "your card:" in out.stdout and "{" not in out.stdout.split("your card:")[1].splitlines()[0]
+
+
+def test_play_never_prints_another_seats_card():
+    out = atoll("play", "kuhn_poker", "--iterations", "20", "--seed", "4", stdin="Pass\nPass\nPass\n")
+    dealt = [line for line in out.stdout.splitlines() if "chance:" in line]
+    assert dealt[0].strip().startswith("chance: Deal:") and dealt[1].strip() == "chance: Deal:?"
+
+
+def test_suggest_reads_the_json_that_get_view_returns(tmp_path):
+    state = engine_ext.new_game("kuhn_poker", 2)
+    state.apply(2)
+    state.apply(0)
+    view = {
+        "gameId": "g",
+        "seat": 0,
+        "observation": json_format.MessageToDict(codec.observation_to_proto(state.observation(0))),
+    }
+    path = tmp_path / "view.json"
+    path.write_text(json.dumps(view))
+    out = atoll("suggest", str(path), "--iterations", "200")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["moves"][0]["text"] in ("Pass", "Bet")
+
+
+def test_suggest_gives_one_line_errors_for_bad_input(tmp_path):
+    cases = {"bad.json": "{not json", "list.json": "[1, 2]", "empty.json": "{}"}
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+    for name in [*cases, "missing.json"]:
+        out = atoll("suggest", str(tmp_path / name))
+        assert out.returncode == 2 and out.stdout == "", name
+        assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr, out.stderr
+        assert out.stderr.startswith("atoll suggest:")
+
+
+def test_games_lists_every_registered_game_with_its_options():
+    out = atoll("games")
+    for name in engine_ext.GAMES:
+        assert f"{name}: " in out.stdout
+    assert "hourglass" in out.stdout and "one of beach_forest, beach" in out.stdout
