@@ -12,7 +12,7 @@ The rules are the rulebook's, completed by ``docs/rules/survive.md`` (the projec
   cell next to a tile, 2 each (4 each with 2 players, who play two colours each that score as one).
 - A turn: Action phase (up to 3 one-space movements of own Adventurers and Rafts, swimming once per Adventurer per
   turn, Ability tiles usable at any point, ``end`` closes it; a seat with no Adventurer left on the board makes no
-  movements), Rising Waters (remove a tile of the thinnest type, 2 tiles once no hourglass tile remains, then a chance
+  movements, and loses the rest of its movements as soon as its last one leaves the board), Rising Waters (remove a tile of the thinnest type, 2 tiles once no hourglass tile remains, then a chance
   reveal of its back: Effects apply at once, Abilities go face down to the player), Creatures (a chance die roll, then
   the active player moves one creature of that kind if any move is legal).
 - Interactions happen when a creature and elements meet. The active player makes every choice in them (which
@@ -31,6 +31,10 @@ Rulings this module adds where the rulebook and docs/rules/survive.md are silent
   do not interact with each other: nothing entered anything.
 - Which of several identical-looking Adventurers of another seat a choice moves (``push blue:?``) is the same hidden
   meeple for every choice; the owner observes which one it was.
+
+The module is split by role: ``survive_board.py`` (geometry and component tables), ``survive_rules.pxd/.pyx`` (the
+state struct, the decoded ``Move``, every rule and the game table, compiled as one unit) and this module (the Python
+state, JSON, observations and the move grammar ``GRAMMAR``, read by both ``action_to_string`` and the parser).
 
 Information (``observation(seat)``): the board, all pieces, every seat's ability counts per land type and all face-up
 tiles are public; a seat sees its own treasure values and its own Ability types. ``determinize`` deals every other

@@ -1,16 +1,18 @@
 """Game-agnostic search for Atoll's games: information-set MCTS and baseline bots.
 
-``suggest(state_or_observation, seat, ...)`` is the one entry point (DESIGN.md, "Search"). The search reads only what
-``seat`` observes: a world is sampled from ``state.determinize(seat, ...)`` every iteration, so two states with equal
-``observation(seat)`` give identical results for the same seed and iteration budget.
+``suggest(state_or_observation, seat, config)`` is the one entry point. A ``SearchConfig`` (or its fields as
+keywords) says what to run; unset fields take the game's record (``engine_ext.game_info(name).search_defaults``).
+The search reads only what ``seat`` observes: a world is sampled from ``state.determinize(seat, ...)`` every
+iteration, so two states with equal ``observation(seat)`` give identical results for the same seed and budget.
 
-Algorithms: ``ismcts`` (multiple-observer information-set MCTS, compiled, nogil), ``pimc`` (perfect-information UCT
-over sampled worlds), ``flat`` (flat Monte Carlo), ``greedy`` (one ply, scored by the game's heuristic or a random
-playout), ``random``, and ``cheat`` (UCT on the true state: an upper bound for benchmarks only; ``allow_cheat=True``
-is required, and nothing a service client can reach sets it).
+Algorithms: ``ismcts`` (multiple-observer information-set MCTS, compiled, nogil: ``search/mcts.pyx``), ``pimc``
+(perfect-information UCT over sampled worlds), ``flat`` (flat Monte Carlo), ``greedy`` (one ply, scored by the game's
+heuristic or a random playout), ``random``, and ``cheat`` (UCT on the true state: an upper bound for benchmarks only;
+``allow_cheat=True`` is required, and nothing a service client can reach sets it).
 
 The final choice is the most visited root action (ties: higher mean value, then lower action id). Budgets: an
 iteration count, a time limit, or both (the first reached stops the search); with neither, 1,000 iterations.
+``search.play`` is the game loop every caller plays through (hosted games, PlayGame, the arena, ``atoll play``).
 """
 
 from __future__ import annotations
