@@ -229,6 +229,8 @@ def _tree_search(
             t.join()
     if errors:
         raise errors[0]
+    if threads == 1:
+        return {entry["action"]: entry for entry in runs[0]["actions"]}, runs
     pooled: dict[int, dict] = {}
     for run in runs:
         for entry in run["actions"]:

@@ -84,11 +84,21 @@ def _check_fields(view, wire: WireCodec, prefix: str) -> None:
             limit = wire.max_lengths.get(descriptor.name, DEFAULT_MAX_LENGTH)
             if len(value) > limit:
                 raise CodecError(path, f"{len(value)} entries: at most {limit}")
-            if descriptor.message_type is not None:
+            if descriptor.message_type is not None and _has_lists(descriptor.message_type):
                 for k, item in enumerate(value):
                     _check_fields(item, wire, f"{path}[{k}]")
-        elif descriptor.message_type is not None:
+        elif descriptor.message_type is not None and _has_lists(descriptor.message_type):
             _check_fields(value, wire, path)
+
+
+@cache
+def _has_lists(message_type) -> bool:
+    """Whether a message type holds a repeated field at any depth (only those need walking)."""
+    return any(
+        f.is_repeated
+        or (f.message_type is not None and f.message_type is not message_type and _has_lists(f.message_type))
+        for f in message_type.fields
+    )
 
 
 def _poker_to_proto(game: str) -> Callable[[dict], pb.PokerObservation]:

@@ -300,16 +300,18 @@ class AtollService:
                     return
 
     # -- searches ------------------------------------------------------------------------------------------------
-    def _position(self, request, context) -> tuple[dict, int]:
-        """The searching seat's observation: a hosted seat's (token checked) or the client's own."""
+    def _position(self, request, context) -> tuple[engine_ext.State, int]:
+        """A state built from the searching seat's observation: a hosted seat's (token checked) or the client's own.
+        The search never sees a hosted game's true state."""
         which = request.WhichOneof("position")
         if which == "hosted":
             seat = request.hosted.seat
-            return self.host.observation(request.hosted.game_id, seat, bearer_token(context)), seat
+            obs = self.host.observation(request.hosted.game_id, seat, bearer_token(context))
+            return engine_ext.from_observation(obs["game"], obs), seat
         if which == "observation":
             try:
                 obs = codec.observation_from_proto(request.observation)
-                engine_ext.from_observation(obs.get("game"), obs)
+                return engine_ext.from_observation(obs.get("game"), obs), obs["seat"]
             except codec.CodecError as err:
                 raise RequestError("INVALID_ARGUMENT", str(err), err.field) from None
             except engine_ext.InvalidObservation as err:
@@ -318,12 +320,10 @@ class AtollService:
                 raise RequestError(
                     "INVALID_ARGUMENT", f"not a valid observation: {short(err, 300)}", "observation"
                 ) from None
-            return obs, obs["seat"]
         raise RequestError("INVALID_ARGUMENT", "send hosted (game id and seat) or an observation", "position")
 
     def _searchable(self, request, context) -> tuple[engine_ext.State, int, BotSettings]:
-        obs, seat = self._position(request, context)
-        state = engine_ext.from_observation(obs["game"], obs)
+        state, seat = self._position(request, context)
         if state.current_player() != seat:
             raise RequestError(
                 "FAILED_PRECONDITION", f"seat {seat} is not to act (current player {state.current_player()})"
