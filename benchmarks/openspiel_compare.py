@@ -2,8 +2,8 @@
 
 Usage: python benchmarks/openspiel_compare.py [--simulations 500] [--hands 2000] [--seed 0]
 Prints one JSON object:
-- ``speed``: iterations per second of both bots on Leduc poker at equal simulations per decision (one thread each;
-  ours timed by its own statistics, OpenSpiel's by wall clock around ``bot.step``);
+- ``speed``: iterations per second of both bots on Leduc poker at equal simulations per decision (one thread each,
+  wall clock around ``suggest`` and ``bot.step``), and OpenSpiel's on 4-player Hearts (``search.bench``);
 - ``head_to_head``: Leduc poker hands between the two, seats swapped every hand, our mean chips per hand with a 95%
   confidence interval;
 - ``exploitability``: of each bot's policy on Kuhn poker (normalised visit counts at every information state),
@@ -15,7 +15,6 @@ import json
 import math
 import random
 import statistics
-import time
 
 import pyspiel
 from open_spiel.python import policy as os_policy
@@ -23,6 +22,7 @@ from open_spiel.python.algorithms import exploitability
 
 import engine_ext
 import search
+from search import bench
 
 OPENSPIEL_UCT_C = 2.0  # OpenSpiel's examples; its rewards are raw chips
 
@@ -30,52 +30,6 @@ OPENSPIEL_UCT_C = 2.0  # OpenSpiel's examples; its rewards are raw chips
 def openspiel_bot(game, simulations: int, seed: int, final=pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT):
     evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
     return pyspiel.ISMCTSBot(seed, evaluator, OPENSPIEL_UCT_C, simulations, -1, final, False, False)
-
-
-def leduc_decision_positions(count: int, seed: int):
-    """Pairs (ours, theirs) at decision nodes of random Leduc hands, identical histories."""
-    game = pyspiel.load_game("leduc_poker")
-    rng = random.Random(seed)
-    positions = []
-    while len(positions) < count:
-        theirs = game.new_initial_state()
-        ours = engine_ext.new_game("leduc_poker", 2)
-        while not theirs.is_terminal():
-            if theirs.is_chance_node():
-                action = rng.choice([a for a, _ in theirs.chance_outcomes()])
-            else:
-                positions.append((ours.clone(), theirs.clone()))
-                action = rng.choice(theirs.legal_actions())
-            theirs.apply_action(action)
-            ours.apply(action)
-    return game, positions[:count]
-
-
-def speed(simulations: int, seed: int, decisions: int = 60) -> dict:
-    game, positions = leduc_decision_positions(decisions, seed)
-    bot = openspiel_bot(game, simulations, seed)
-    started = time.perf_counter()
-    for _, theirs in positions:
-        bot.step(theirs)
-    theirs_rate = decisions * simulations / (time.perf_counter() - started)
-    ours_iterations = ours_ms = 0.0
-    started = time.perf_counter()
-    for k, (ours, _) in enumerate(positions):
-        stats = search.suggest(ours, ours.current_player(), iterations=simulations, seed=seed + k).stats
-        ours_iterations += stats["iterations"]
-        ours_ms += stats["elapsed_ms"]
-    ours_wall_rate = ours_iterations / (time.perf_counter() - started)
-    ours_rate = ours_iterations / (ours_ms / 1000.0)
-    return {
-        "game": "leduc_poker",
-        "simulations_per_decision": simulations,
-        "decisions": decisions,
-        "ours_search_iterations_per_s": round(ours_rate),
-        "ours_wall_clock_iterations_per_s": round(ours_wall_rate),
-        "openspiel_iterations_per_s": round(theirs_rate),
-        "ratio_wall_clock": round(ours_wall_rate / theirs_rate, 2),
-        "note": "wall clock: around suggest() (with its belief summary and ranking) and around bot.step()",
-    }
 
 
 def head_to_head(simulations: int, hands: int, seed: int) -> dict:
@@ -170,7 +124,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     report = {
-        "speed": speed(args.simulations, args.seed),
+        "speed": bench.openspiel_speed(2.0, args.simulations, seed=args.seed),
         "head_to_head": head_to_head(args.simulations, args.hands, args.seed),
         "exploitability": kuhn_exploitability(args.simulations * 4, args.seed),
     }

@@ -105,6 +105,7 @@ class GameInfo:
     fixed_options: Mapping[str, Any] = field(default_factory=dict)  # passed to the module's new_game, not settable
     belief_summary: Callable[[list, int], dict] | None = None  # (sampled worlds, seat) -> summary; None: generic
     random_setup: bool = False  # new_game's seed decides part of the set-up (Survive's island); else only chance does
+    benchmark_players: int = 2  # the seat count the speed benchmarks and standing tables use first
     search_defaults: SearchDefaults = SearchDefaults()
 
     def option(self, name: str) -> GameOption:

@@ -957,6 +957,7 @@ GAME_INFOS = (
         ),
         belief_summary=belief_summary,
         random_setup=True,
+        benchmark_players=4,
         # Chosen in the arena (docs/benchmarks.md, "Survive search defaults"): playouts cut at once and scored by the
         # heuristic, a small UCB constant because the heuristic moves by hundredths per move, the root control variate.
         search_defaults=SearchDefaults(exploration=0.2, playout_depth=0, light_playouts=True, baseline=True),

@@ -1,64 +1,439 @@
-"""Matches between bots: seats rotate, every game is played by ``search.play`` from its seed, games run in a process
-pool (spawn, never fork)."""
+"""Strength tournaments: bot configurations play duplicate deals, results go to a resumable JSONL file, and the
+summary gives every figure with its interval (``search.stats``).
+
+A *lineup* names the configuration at each seat (``["ismcts3k", "greedy"]``). A *deal* is one seed; a lineup's deal
+group plays that seed once for every distinct seat permutation of the lineup (2 players: colours reversed; one
+challenger against three copies of a field: the challenger in each seat), so seat and deal luck cancel. Every game
+is played by ``search.play`` (chance from the deal's seed), and a configuration is a ``BotSettings``: exactly what a
+hosted bot seat plays.
+
+Games run through a ``concurrent.futures`` executor: a local process pool (spawn) by default, or Ray
+(``RayExecutor``, optional extra ``ray``); a game's result depends only on its seeds, so both give identical results.
+"""
 
 from __future__ import annotations
 
+import itertools
+import json
 import math
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
-from search import play
+import engine_ext
+from search import play, stats
 from search.play import BotSettings, Position
 
 
-def play_game(game: str, bots: list[BotSettings], seed: int) -> dict:
-    """One game with ``bots[seat]`` at each seat, dealt from ``seed``; returns, scores and the number of steps."""
-    position = Position(play.new_game(game, len(bots), seed))
-    for _ in play.play(position, seed, bots):
-        pass
-    return {"returns": position.state.returns(), "scores": position.state.scores(), "steps": position.moves}
+# --- one game ---------------------------------------------------------------------------------------------------
+def play_game(game: str, bots: Sequence[BotSettings], seed: int, options: dict | None = None) -> dict:
+    """One game with ``bots[seat]`` at each seat, dealt from ``seed``; returns, scores, steps and decisions."""
+    started = time.perf_counter()
+    position = Position(play.new_game(game, len(bots), seed, options))
+    decisions = 0
+    for step in play.play(position, seed, list(bots)):
+        decisions += step.actor >= 0
+    state = position.state
+    return {
+        "returns": state.returns(),
+        "scores": state.scores(),
+        "steps": position.moves,
+        "decisions": decisions,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
 
 
-def _play(args: tuple) -> dict:
-    game, bots, seed = args
-    return play_game(game, [BotSettings(**b) for b in bots], seed)
+def _play_job(job: dict) -> dict:
+    bots = [BotSettings.from_dict(job["configs"][name]) for name in job["seats"]]
+    return {**job, **play_game(job["game"], bots, job["seed"], job.get("options"))}
+
+
+def optional(module: str, extra: str):
+    """Import a module of an optional extra, or say which extra to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise RuntimeError(f"{module} is needed for this: pip install 'atoll[{extra}]'") from None
+
+
+def optional_pyplot():
+    optional("matplotlib", "bench").use("Agg")
+    return optional("matplotlib.pyplot", "bench")
+
+
+# --- executors --------------------------------------------------------------------------------------------------
+def local_executor(workers: int) -> Executor:
+    """A process pool started with spawn (gRPC and OpenMP break under fork)."""
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+class RayExecutor(Executor):
+    """``concurrent.futures`` on a Ray cluster: ``address`` as ``ray.init`` takes it ("auto", "ray://host:10001", or
+    ``"local:N"`` for a local cluster of N CPUs)."""
+
+    def __init__(self, address: str):
+        ray = optional("ray", "ray")
+        self._ray = ray
+        if address.startswith("local:"):
+            ray.init(num_cpus=int(address.split(":", 1)[1]), include_dashboard=False, ignore_reinit_error=True)
+        else:
+            ray.init(address=address, ignore_reinit_error=True)
+        self._remote = ray.remote(num_cpus=1)(_play_job)
+
+    def submit(self, fn: Callable, /, *args, **kwargs) -> Future:
+        if fn is not _play_job:
+            raise ValueError("RayExecutor runs arena games only")
+        return self._remote.remote(*args, **kwargs).future()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._ray.shutdown()
+
+
+# --- the tournament ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Tournament:
+    """What to play: the game, the configurations by name, the lineups, how many deals, and the base seed."""
+
+    game: str
+    players: int
+    configs: dict[str, BotSettings]
+    lineups: list[list[str]]
+    deals: int
+    seed: int = 0
+    options: dict | None = None
+
+    def __post_init__(self) -> None:
+        engine_ext.game_info(self.game).check_players(self.players)
+        for lineup in self.lineups:
+            if len(lineup) != self.players:
+                raise ValueError(f"lineup {lineup} does not have {self.players} seats")
+            for name in lineup:
+                if name not in self.configs:
+                    raise ValueError(f"lineup {lineup} names {name!r}, which is not a configuration")
+
+    def jobs(self) -> Iterable[dict]:
+        """Every game, deal by deal (so a partial run holds whole deal groups first)."""
+        configs = {name: settings.to_dict() for name, settings in self.configs.items()}
+        for deal in range(self.deals):
+            seed = play.derive_seed(self.seed, "deal", deal)
+            for lineup in self.lineups:
+                for seats in seat_permutations(lineup):
+                    yield {
+                        "game": self.game,
+                        "players": self.players,
+                        "options": self.options or {},
+                        "match": ",".join(lineup),
+                        "deal": deal,
+                        "seed": seed,
+                        "seats": list(seats),
+                        "configs": {name: configs[name] for name in set(lineup)},
+                    }
+
+
+def seat_permutations(lineup: Sequence[str]) -> list[tuple[str, ...]]:
+    """The distinct orders of a lineup, in a fixed order (2 for A,B; N for one challenger against N-1 copies)."""
+    return sorted(set(itertools.permutations(lineup)))
+
+
+def default_lineups(names: Sequence[str], players: int) -> list[list[str]]:
+    """Every ordered pair of configurations as challenger against a field of the other (2 players: each pair once)."""
+    if players == 2:
+        return [[a, b] for a, b in itertools.combinations(names, 2)]
+    return [[a] + [b] * (players - 1) for a, b in itertools.permutations(names, 2)]
+
+
+def job_key(job: dict) -> tuple:
+    return (job["match"], job["deal"], tuple(job["seats"]), job["seed"])
+
+
+def load_results(path: Path, tournament: Tournament) -> list[dict]:
+    """Finished games from ``path`` (JSONL), checked against the tournament's configurations; a truncated last line
+    (an interrupted write) is dropped."""
+    if not path.exists():
+        return []
+    results = []
+    configs = {name: settings.to_dict() for name, settings in tournament.configs.items()}
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        try:
+            result = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if result["game"] != tournament.game or result["players"] != tournament.players:
+            raise ValueError(f"{path}:{number} is a {result['game']} game with {result['players']} players")
+        for name, config in result["configs"].items():
+            if name in configs and configs[name] != config:
+                raise ValueError(
+                    f"{path}:{number}: configuration {name!r} was {config}, now {configs[name]}; use another file"
+                )
+        results.append(result)
+    return results
+
+
+def run(
+    tournament: Tournament,
+    path: Path | None,
+    executor: Executor,
+    progress: Callable[[list[dict]], None] | None = None,
+    stop: Callable[[list[dict]], bool] | None = None,
+    in_flight: int = 8,
+) -> list[dict]:
+    """Play every game of ``tournament`` not already in ``path``, appending each finished game to it at once (an
+    interrupted run loses nothing and the same call continues it). ``stop(results)`` can end the run early (SPRT)."""
+    results = load_results(path, tournament) if path else []
+    done = {job_key(r) for r in results}
+    pending = (job for job in tournament.jobs() if job_key(job) not in done)
+    running: set[Future] = set()
+    sink = open(path, "a") if path else None  # noqa: SIM115 - closed below, appended to as games finish
+    try:
+        while True:
+            if stop is not None and stop(results):
+                break
+            while len(running) < in_flight:
+                job = next(pending, None)
+                if job is None:
+                    break
+                running.add(executor.submit(_play_job, job))
+            if not running:
+                break
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                result = future.result()
+                results.append(result)
+                if sink:
+                    sink.write(json.dumps(result, sort_keys=True) + "\n")
+                    sink.flush()
+            if progress:
+                progress(results)
+    finally:
+        for future in running:
+            future.cancel()
+        if sink:
+            sink.close()
+    return results
+
+
+# --- summaries --------------------------------------------------------------------------------------------------
+def summarize(tournament: Tournament, results: list[dict]) -> dict:
+    """Per lineup: each configuration's win share (interval over complete deal groups), Wilson interval on its win
+    rate, mean score and margin; 2-player lineups add Elo with its interval; every multi-player tournament gets
+    OpenSkill ratings (Plackett-Luce) over all its games."""
+    summary = {"game": tournament.game, "players": tournament.players, "games": len(results), "matches": {}}
+    for lineup in tournament.lineups:
+        match = ",".join(lineup)
+        games = [r for r in results if r["match"] == match]
+        summary["matches"][match] = summarize_match(lineup, games)
+    if tournament.players > 2:
+        summary["openskill"] = openskill_ratings(results)
+    return summary
+
+
+def complete_groups(lineup: Sequence[str], games: list[dict]) -> dict[int, list[dict]]:
+    """Deal groups in which every seat permutation was played (only those enter the intervals)."""
+    size = len(seat_permutations(lineup))
+    groups = defaultdict(list)
+    for game in games:
+        groups[game["deal"]].append(game)
+    return {deal: group for deal, group in sorted(groups.items()) if len(group) == size}
+
+
+def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
+    groups = complete_groups(lineup, games)
+    out: dict = {"games": len(games), "deal_groups": len(groups), "configs": {}}
+    for name in dict.fromkeys(lineup):
+        per_group, wins, played, scores, margins = [], 0.0, 0, [], []
+        for group in groups.values():
+            shares = []
+            for game in group:
+                for seat, occupant in enumerate(game["seats"]):
+                    if occupant != name:
+                        continue
+                    share = win_shares(game["returns"])[seat]
+                    shares.append(share)
+                    wins += share
+                    played += 1
+                    scores.append(game["scores"][seat])
+                    best_other = max(s for k, s in enumerate(game["scores"]) if k != seat)
+                    margins.append(game["scores"][seat] - best_other)
+            per_group.append(sum(shares) / len(shares))
+        share = stats.mean_interval(per_group)
+        out["configs"][name] = {
+            "seats_played": played,
+            "win_share": share.as_list(),
+            "win_rate_wilson": [round(x, 4) for x in stats.wilson(wins, played)] if played else None,
+            "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
+            "mean_margin": round(sum(margins) / len(margins), 3) if margins else None,
+        }
+    if len(lineup) == 2 and lineup[0] != lineup[1] and groups:
+        first = lineup[0]
+        pair_scores = [pair_score(first, group) for group in groups.values()]
+        elo, low, high = stats.elo_interval(pair_scores)
+        out["elo"] = {
+            "of": first,
+            "against": lineup[1],
+            "elo": round(elo, 1),
+            "interval": [round(low, 1), round(high, 1)],
+        }
+        out["pentanomial"] = stats.pentanomial(pair_scores)
+    return out
+
+
+def win_shares(returns: Sequence[float]) -> list[float]:
+    """1/k for each of the k seats with the highest return, 0 for the others (a board game's returns already are
+    this; poker's chip returns become who won the hand)."""
+    best = max(returns)
+    winners = sum(1 for r in returns if r == best)
+    return [1.0 / winners if r == best else 0.0 for r in returns]
+
+
+def pair_score(name: str, group: list[dict]) -> float:
+    """``name``'s mean share over a 2-player deal group (a pair): 0, 0.25, ..., 1."""
+    shares = [win_shares(game["returns"])[game["seats"].index(name)] for game in group]
+    return sum(shares) / len(shares)
+
+
+def openskill_ratings(results: list[dict]) -> dict:
+    """Plackett-Luce ratings over every game (ties share a rank), each configuration one player; the conservative
+    ordinal (mu - 3 sigma) ranks them."""
+    model = optional("openskill.models", "bench").PlackettLuce()
+    ratings = {}
+    for result in sorted(results, key=job_key):
+        names = result["seats"]
+        for name in names:
+            ratings.setdefault(name, model.rating(name=name))
+        if len(set(names)) < 2:
+            continue
+        # One team per seat, ranked by return (ties share a rank). A configuration at several seats moves by the
+        # mean of its seats' updates, so copies of a field count as one player.
+        updated = model.rate([[ratings[name]] for name in names], ranks=[-r for r in result["returns"]])
+        moves = defaultdict(list)
+        for name, (rating,) in zip(names, updated, strict=True):
+            moves[name].append(rating)
+        for name, seats in moves.items():
+            ratings[name] = model.rating(
+                mu=sum(r.mu for r in seats) / len(seats), sigma=sum(r.sigma for r in seats) / len(seats), name=name
+            )
+    return {
+        name: {"mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "ordinal": round(r.ordinal(), 3)}
+        for name, r in sorted(ratings.items(), key=lambda item: -item[1].ordinal())
+    }
+
+
+def sprt_stop(match: str, first: str, elo0: float, elo1: float, lineup: Sequence[str]) -> Callable[[list[dict]], bool]:
+    """A ``stop`` for ``run``: end when the SPRT on ``match``'s complete pairs reaches a verdict."""
+
+    def stop(results: list[dict]) -> bool:
+        groups = complete_groups(lineup, [r for r in results if r["match"] == match])
+        return stats.sprt([pair_score(first, g) for g in groups.values()], elo0, elo1).verdict != "continue"
+
+    return stop
+
+
+class Progress:
+    """One status line on stderr: games done, the first match's estimate with its interval, and the time left."""
+
+    def __init__(self, tournament: Tournament, total: int, stream=sys.stderr):
+        self.tournament = tournament
+        self.total = total
+        self.stream = stream
+        self.started = time.monotonic()
+        self.start_count: int | None = None
+
+    def __call__(self, results: list[dict]) -> None:
+        if self.start_count is None:
+            self.start_count = len(results) - 1
+        done = len(results)
+        lineup = self.tournament.lineups[0]
+        match = summarize_match(lineup, [r for r in results if r["match"] == ",".join(lineup)])
+        first = match["configs"][lineup[0]]["win_share"]
+        rate = (done - self.start_count) / max(1e-9, time.monotonic() - self.started)
+        eta = (self.total - done) / rate if rate > 0 else math.inf
+        width = 24
+        filled = int(width * done / max(1, self.total))
+        estimate = "-" if math.isnan(first[0]) else f"{first[0]:.3f} [{first[1]:.3f}, {first[2]:.3f}]"
+        self.stream.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} games | {lineup[0]} share {estimate}"
+            f" | ETA {format_seconds(eta)}   "
+        )
+        self.stream.flush()
+
+
+def format_seconds(seconds: float) -> str:
+    if math.isinf(seconds):
+        return "?"
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+def plot_strength(summary: dict, tournament: Tournament, path: Path, against: str) -> None:
+    """Strength against ``against`` by budget: one line per algorithm, iterations on a log axis, the 95 % interval
+    of the win share as a band."""
+    pyplot = optional_pyplot()
+    lines: dict[str, list[tuple[int, list[float]]]] = defaultdict(list)
+    for match, result in summary["matches"].items():
+        names = match.split(",")
+        challenger = names[0]
+        if challenger == against or against not in names:
+            continue
+        settings = tournament.configs[challenger]
+        if settings.iterations is None:
+            continue
+        lines[settings.algorithm].append((settings.iterations, result["configs"][challenger]["win_share"]))
+    figure, axes = pyplot.subplots(figsize=(7, 4.5))
+    for algorithm, points in sorted(lines.items()):
+        points.sort()
+        xs = [p[0] for p in points]
+        axes.plot(xs, [p[1][0] for p in points], marker="o", label=algorithm)
+        axes.fill_between(xs, [p[1][1] for p in points], [p[1][2] for p in points], alpha=0.2)
+    axes.axhline(1 / tournament.players, color="grey", linestyle=":", label="equal share")
+    axes.set_xscale("log")
+    axes.set_xlabel("iterations per decision")
+    axes.set_ylabel(f"win share against {against}")
+    axes.set_ylim(0, 1)
+    axes.set_title(f"{tournament.game}, {tournament.players} players")
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    pyplot.close(figure)
+
+
+def parse_config(text: str) -> tuple[str, BotSettings]:
+    """``name=algorithm[,key=value...]`` (e.g. ``ismcts3k=ismcts,iterations=3000,exploration=0.05``)."""
+    name, _, spec = text.partition("=")
+    if not name or not spec:
+        raise ValueError(f"{text!r}: write name=algorithm[,key=value...]")
+    algorithm, *pairs = spec.split(",")
+    fields = {"algorithm": algorithm}
+    known = {f: type(v) for f, v in asdict(BotSettings()).items()}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        if key not in known:
+            raise ValueError(f"{text!r}: unknown setting {key!r}; settings: {', '.join(sorted(known))}")
+        if key in ("light_playouts", "baseline"):
+            fields[key] = value.lower() in ("1", "true", "yes", "on")
+        elif key in ("time_ms", "exploration"):
+            fields[key] = float(value)
+        else:
+            fields[key] = int(value)
+    return name, BotSettings(**fields)
 
 
 def run_match(
-    game: str, players: int, challenger: BotSettings, field: BotSettings, games: int, seed: int = 0, workers: int = 1
+    game: str, players: int, challenger: BotSettings, field: BotSettings, deals: int, seed: int = 0, workers: int = 1
 ) -> dict:
-    """``challenger`` against ``players - 1`` copies of ``field``; the challenger's seat rotates every game."""
-    jobs = []
-    for g in range(games):
-        seat = g % players
-        bots = [asdict(challenger if s == seat else field) for s in range(players)]
-        jobs.append((game, bots, seed * 100_003 + g))
+    """``challenger`` against ``players - 1`` copies of ``field`` over ``deals`` duplicate deal groups (in memory)."""
+    tournament = Tournament(game, players, {"challenger": challenger, "field": field},
+                            [["challenger"] + ["field"] * (players - 1)], deals, seed)  # fmt: skip
     if workers > 1:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            results = list(pool.map(_play, jobs))
+        with local_executor(workers) as executor:
+            results = run(tournament, None, executor)
     else:
-        results = [_play(job) for job in jobs]
-    shares = [r["returns"][g % players] for g, r in enumerate(results)]
-    wins = sum(1 for s in shares if s == 1.0)
-    losses = sum(1 for s in shares if s == 0.0)
-    mean = sum(shares) / games
-    spread = math.sqrt(sum((s - mean) ** 2 for s in shares) / max(1, games - 1))
-    half = 1.96 * spread / math.sqrt(games)
-    return {
-        "game": game,
-        "players": players,
-        "games": games,
-        "challenger": asdict(challenger),
-        "field": asdict(field),
-        "wins": wins,
-        "ties": games - wins - losses,
-        "losses": losses,
-        "mean_win_share": round(mean, 4),
-        "ci95": [round(mean - half, 4), round(mean + half, 4)],
-        "challenger_mean_score": round(sum(r["scores"][g % players] for g, r in enumerate(results)) / games, 2),
-        "field_mean_score": round(
-            sum(sum(r["scores"]) - r["scores"][g % players] for g, r in enumerate(results)) / games / (players - 1), 2
-        ),
-        "mean_steps": round(sum(r["steps"] for r in results) / games, 1),
-    }
+        results = [_play_job(job) for job in tournament.jobs()]
+    return summarize(tournament, results)["matches"][",".join(tournament.lineups[0])]

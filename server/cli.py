@@ -8,6 +8,7 @@ import logging
 import random
 import secrets
 import sys
+import time
 
 import engine_ext
 import search
@@ -224,6 +225,102 @@ def ask_move(state: engine_ext.State, me: int, info, iterations: int, seed: int,
             return True
 
 
+def bench_strength(args: argparse.Namespace) -> int:
+    """A strength tournament (search.arena): duplicate deals, resumable JSONL, JSON summary, optional SPRT and plot."""
+    from pathlib import Path
+
+    from search import arena
+
+    try:
+        configs = dict(arena.parse_config(text) for text in args.bot)
+        names = list(configs)
+        lineups = [line.split(",") for line in args.lineup] or arena.default_lineups(names, args.players)
+        tournament = arena.Tournament(args.game, args.players, configs, lineups, args.deals, args.seed)
+    except (ValueError, KeyError) as err:
+        print(f"atoll bench strength: {err}", file=sys.stderr)
+        return 2
+    stop = None
+    if args.sprt:
+        if args.players != 2:
+            print("atoll bench strength: --sprt needs a 2-player match", file=sys.stderr)
+            return 2
+        elo0, elo1 = (float(x) for x in args.sprt.split(","))
+        lineup = lineups[0]
+        stop = arena.sprt_stop(",".join(lineup), lineup[0], elo0, elo1, lineup)
+    total = sum(len(arena.seat_permutations(line)) for line in lineups) * args.deals
+    out = Path(args.out) if args.out else None
+    started = time.perf_counter()
+    executor = arena.RayExecutor(args.ray) if args.ray else arena.local_executor(args.workers)
+    try:
+        results = arena.run(
+            tournament, out, executor, progress=None if args.quiet else arena.Progress(tournament, total), stop=stop
+        )
+    finally:
+        executor.shutdown()
+    if not args.quiet:
+        print(file=sys.stderr)
+    summary = arena.summarize(tournament, results)
+    summary["seconds_this_run"] = round(time.perf_counter() - started, 1)
+    summary["command"] = "atoll bench strength " + " ".join(sys.argv[3:] if len(sys.argv) > 3 else [])
+    if args.sprt:
+        lineup = lineups[0]
+        groups = arena.complete_groups(lineup, [r for r in results if r["match"] == ",".join(lineup)])
+        verdict = stats_sprt(lineup, groups, args.sprt)
+        summary["sprt"] = verdict
+    if args.plot:
+        arena.plot_strength(summary, tournament, Path(args.plot), args.against or names[-1])
+    from search.bench import write_json
+
+    write_json(summary, Path(args.summary) if args.summary else None)
+    return 0
+
+
+def stats_sprt(lineup: list[str], groups: dict, bounds: str) -> dict:
+    from search import arena, stats
+
+    elo0, elo1 = (float(x) for x in bounds.split(","))
+    result = stats.sprt([arena.pair_score(lineup[0], g) for g in groups.values()], elo0, elo1)
+    return {
+        "elo0": elo0,
+        "elo1": elo1,
+        "alpha": 0.05,
+        "beta": 0.05,
+        "llr": round(result.llr, 3),
+        "bounds": [round(result.lower, 3), round(result.upper, 3)],
+        "pairs": result.pairs,
+        "pentanomial": result.counts,
+        "verdict": {
+            "H1": f"{lineup[0]} is stronger",
+            "H0": f"{lineup[0]} is not stronger by {elo1} Elo",
+            "continue": "no verdict yet",
+        }[result.verdict],  # fmt: skip
+    }
+
+
+def bench_speed(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from search import bench
+
+    report = bench.speed_report(args.games or list(engine_ext.GAMES), args.seconds, args.threads, not args.no_openspiel)
+    if args.plot:
+        bench.plot_speed(report, Path(args.plot))
+    bench.write_json(report, Path(args.out) if args.out else None)
+    return 0
+
+
+def bench_metrics(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from search import bench
+
+    report = bench.metrics_report(
+        args.games or list(engine_ext.GAMES), args.games_per_count, args.greedy_deals, args.workers
+    )
+    bench.write_json(report, Path(args.out) if args.out else None)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="atoll", description="AI opponents for island board games")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -252,6 +349,46 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--seed", type=int, default=0)
     cmd.add_argument("--top-k", type=int, default=5)
     cmd.set_defaults(run=suggest)
+    bench = commands.add_parser("bench", help="strength tournaments, speed and game-metric reports").add_subparsers(
+        dest="report", required=True
+    )
+    cmd = bench.add_parser("strength", help="a tournament between bot configurations on duplicate deals")
+    cmd.add_argument("--game", required=True, choices=engine_ext.GAMES)
+    cmd.add_argument("--players", type=int, default=2)
+    cmd.add_argument(
+        "--bot", action="append", required=True, metavar="NAME=ALGORITHM[,KEY=VALUE...]",
+        help="a configuration, e.g. ismcts3k=ismcts,iterations=3000 (settings: those of BotSettings)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--lineup", action="append", default=[], metavar="NAME,NAME,...",
+        help="the configuration at each seat; every seat permutation is played per deal (default: every pair)",
+    )  # fmt: skip
+    cmd.add_argument("--deals", type=int, default=100, help="deal groups per lineup")
+    cmd.add_argument("--seed", type=int, default=0)
+    cmd.add_argument("--out", help="JSONL file of finished games: a rerun of the same command continues it")
+    cmd.add_argument("--summary", help="also write the JSON summary here")
+    cmd.add_argument("--workers", type=int, default=2, help="local worker processes (spawn)")
+    cmd.add_argument("--ray", metavar="ADDRESS", help="run the games on Ray (auto, ray://host:port, local:N)")
+    cmd.add_argument("--sprt", metavar="ELO0,ELO1", help="stop when the SPRT on the first lineup decides")
+    cmd.add_argument("--plot", help="PNG: win share by iterations, one line per algorithm")
+    cmd.add_argument("--against", help="the opponent the plot measures against (default: the last --bot)")
+    cmd.add_argument("--quiet", action="store_true", help="no progress line")
+    cmd.set_defaults(run=bench_strength)
+    cmd = bench.add_parser("speed", help="engine and search speed of every game (and OpenSpiel's, if installed)")
+    cmd.add_argument("--games", nargs="*")
+    cmd.add_argument("--seconds", type=float, default=1.0)
+    cmd.add_argument("--threads", type=int, default=1)
+    cmd.add_argument("--no-openspiel", action="store_true")
+    cmd.add_argument("--out")
+    cmd.add_argument("--plot")
+    cmd.set_defaults(run=bench_speed)
+    cmd = bench.add_parser("metrics", help="game length, branching, chance, hidden facts, seat advantage")
+    cmd.add_argument("--games", nargs="*")
+    cmd.add_argument("--games-per-count", type=int, default=200, help="random games per game and player count")
+    cmd.add_argument("--greedy-deals", type=int, default=20, help="duplicate deals of greedy against random (0: skip)")
+    cmd.add_argument("--workers", type=int, default=2)
+    cmd.add_argument("--out")
+    cmd.set_defaults(run=bench_metrics)
     cmd = commands.add_parser("demo", help="play one random game of every registered game and print it")
     cmd.add_argument("--seed", type=int, default=0)
     cmd.set_defaults(run=demo)

@@ -9,12 +9,6 @@ from search.play import BotSettings
 @pytest.mark.slow
 def test_ismcts_with_a_modest_budget_beats_random_in_nine_games_of_ten():
     result = run_match(
-        "survive", 2, BotSettings("ismcts", iterations=1000), BotSettings("random"), games=200, seed=0, workers=2
+        "survive", 2, BotSettings("ismcts", iterations=1000), BotSettings("random"), deals=100, seed=0, workers=2
     )
-    assert result["wins"] >= 180, result
-
-
-def test_a_short_match_reports_consistent_counts():
-    result = run_match("kuhn_poker", 2, BotSettings("ismcts", iterations=200), BotSettings("random"), games=20, seed=1)
-    assert result["wins"] + result["ties"] + result["losses"] == 20
-    assert result["ci95"][0] <= result["mean_win_share"] <= result["ci95"][1]
+    assert result["configs"]["challenger"]["win_share"][0] >= 0.9, result

@@ -1,0 +1,126 @@
+"""The arena: duplicate deals, resumable JSONL files, identical results on every executor, sound summaries."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from search import arena
+from search.play import BotSettings
+
+FAST = {"a": BotSettings("ismcts", iterations=60), "g": BotSettings("greedy"), "r": BotSettings("random")}
+
+
+def kuhn(deals: int = 6) -> arena.Tournament:
+    return arena.Tournament("kuhn_poker", 2, {k: FAST[k] for k in "ar"}, [["a", "r"]], deals, seed=4)
+
+
+def in_process(tournament: arena.Tournament) -> list[dict]:
+    return [arena._play_job(job) for job in tournament.jobs()]
+
+
+def comparable(results: list[dict]) -> list[str]:
+    return sorted(json.dumps({k: v for k, v in r.items() if k != "seconds"}, sort_keys=True) for r in results)
+
+
+def test_a_deal_is_replayed_in_every_seat_permutation_with_one_seed():
+    tournament = arena.Tournament("survive", 4, {k: FAST[k] for k in "gr"}, [["g", "r", "r", "r"]], 2, seed=1)
+    jobs = list(tournament.jobs())
+    assert len(jobs) == 8
+    for deal in (0, 1):
+        group = [j for j in jobs if j["deal"] == deal]
+        assert len({j["seed"] for j in group}) == 1
+        assert sorted(j["seats"].index("g") for j in group) == [0, 1, 2, 3]
+    assert jobs[0]["seed"] != jobs[4]["seed"]
+
+
+def test_permuted_seats_see_the_same_chance_while_the_games_agree():
+    results = in_process(arena.Tournament("kuhn_poker", 2, {k: FAST[k] for k in "rg"}, [["r", "g"]], 3, seed=2))
+    for deal in range(3):
+        a, b = [r for r in results if r["deal"] == deal]
+        assert a["seed"] == b["seed"]
+
+
+def test_an_interrupted_run_continues_where_it_stopped_and_ends_as_a_full_run(tmp_path):
+    path = tmp_path / "games.jsonl"
+    tournament = kuhn()
+    with arena.local_executor(2) as executor:
+        arena.run(tournament, path, executor, stop=lambda results: len(results) >= 5, in_flight=1)
+    with open(path, "a") as sink:
+        sink.write('{"game": "kuhn_po')  # a write cut short by a kill
+    assert len(arena.load_results(path, tournament)) == 5
+    with arena.local_executor(2) as executor:
+        resumed = arena.run(tournament, path, executor)
+    assert len(resumed) == 12
+    assert comparable(resumed) == comparable(in_process(tournament))
+
+
+def test_a_file_from_other_configurations_is_refused(tmp_path):
+    path = tmp_path / "games.jsonl"
+    results = in_process(kuhn(1))
+    path.write_text("".join(json.dumps(r) + "\n" for r in results))
+    changed = arena.Tournament("kuhn_poker", 2, {"a": BotSettings("ismcts", iterations=61), "r": FAST["r"]},
+                               [["a", "r"]], 1)  # fmt: skip
+    with pytest.raises(ValueError, match="configuration 'a' was"):
+        arena.load_results(path, changed)
+
+
+def test_ray_gives_the_same_results_as_the_process_pool():
+    pytest.importorskip("ray")
+    tournament = kuhn(4)
+    executor = arena.RayExecutor("local:2")
+    try:
+        on_ray = arena.run(tournament, None, executor)
+    finally:
+        executor.shutdown()
+    assert comparable(on_ray) == comparable(in_process(tournament))
+
+
+def test_the_two_player_summary_has_shares_wilson_elo_and_the_pentanomial():
+    tournament = kuhn(10)
+    summary = arena.summarize(tournament, in_process(tournament))
+    match = summary["matches"]["a,r"]
+    assert match["deal_groups"] == 10 and sum(match["pentanomial"]) == 10
+    share = match["configs"]["a"]["win_share"]
+    assert share[1] <= share[0] <= share[2]
+    other = match["configs"]["r"]["win_share"][0]
+    assert share[0] + other == pytest.approx(1.0)
+    assert match["elo"]["interval"][0] <= match["elo"]["elo"] <= match["elo"]["interval"][1]
+    assert "openskill" not in summary
+
+
+def test_multi_player_summaries_rate_with_openskill_and_the_stronger_bot_leads():
+    tournament = arena.Tournament("survive", 3, {k: FAST[k] for k in "gr"}, [["g", "r", "r"]], 2, seed=3)
+    summary = arena.summarize(tournament, in_process(tournament))
+    ratings = summary["openskill"]
+    assert list(ratings) == ["g", "r"], ratings
+    assert summary["matches"]["g,r,r"]["configs"]["g"]["win_share"][0] > 1 / 3
+
+
+def test_the_strength_plot_is_written(tmp_path):
+    configs = {"a60": FAST["a"], "a30": BotSettings("ismcts", iterations=30), "r": FAST["r"]}
+    tournament = arena.Tournament("kuhn_poker", 2, configs, [["a60", "r"], ["a30", "r"]], 3)
+    summary = arena.summarize(tournament, in_process(tournament))
+    arena.plot_strength(summary, tournament, tmp_path / "strength.png", "r")
+    assert (tmp_path / "strength.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_command_line_resumes_from_its_file(tmp_path):
+    out = tmp_path / "games.jsonl"
+    command = [str(Path(sys.executable).parent / "atoll"), "bench", "strength", "--game", "kuhn_poker",
+               "--bot", "a=ismcts,iterations=50", "--bot", "r=random", "--deals", "5", "--out", str(out),
+               "--workers", "1", "--quiet", "--sprt=-50,50"]  # fmt: skip
+    first = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    lines = out.read_text().count("\n")
+    second = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    assert out.read_text().count("\n") == lines, "a finished run plays nothing more"
+    assert first["matches"] == second["matches"] and second["sprt"]["pairs"] == first["sprt"]["pairs"]
+
+
+def test_a_bad_configuration_is_one_line_on_stderr():
+    command = [str(Path(sys.executable).parent / "atoll"), "bench", "strength", "--game", "kuhn_poker",
+               "--bot", "a=ismcts,iteratons=50", "--bot", "r=random"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 2 and "unknown setting 'iteratons'" in done.stderr and "Traceback" not in done.stderr
