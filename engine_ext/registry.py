@@ -106,6 +106,9 @@ class GameInfo:
     belief_summary: Callable[[list, int], dict] | None = None  # (sampled worlds, seat) -> summary; None: generic
     random_setup: bool = False  # new_game's seed decides part of the set-up (Survive's island); else only chance does
     benchmark_players: int = 2  # the seat count the speed benchmarks and standing tables use first
+    # Strength levels 1-5 as search settings (search.play.BotSettings fields), when the game's arena matches call for
+    # other steps than search.play.LEVELS.
+    bot_levels: tuple[dict, ...] | None = None
     search_defaults: SearchDefaults = SearchDefaults()
 
     def option(self, name: str) -> GameOption:

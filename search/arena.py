@@ -36,7 +36,7 @@ def play_game(game: str, bots: Sequence[BotSettings], seed: int, options: dict |
     started = time.perf_counter()
     position = Position(play.new_game(game, len(bots), seed, options))
     decisions = 0
-    for step in play.play(position, seed, list(bots)):
+    for step in play.play(position, seed, list(bots), allow_cheat=True):  # the arena may measure the cheat bound
         decisions += step.actor >= 0
     state = position.state
     return {
@@ -404,11 +404,14 @@ def plot_strength(summary: dict, tournament: Tournament, path: Path, against: st
     pyplot.close(figure)
 
 
-def parse_config(text: str) -> tuple[str, BotSettings]:
-    """``name=algorithm[,key=value...]`` (e.g. ``ismcts3k=ismcts,iterations=3000,exploration=0.05``)."""
+def parse_config(text: str, game: str) -> tuple[str, BotSettings]:
+    """``name=algorithm[,key=value...]`` (e.g. ``ismcts3k=ismcts,iterations=3000,exploration=0.05``), or
+    ``name=level:N`` for strength level N of ``game``."""
     name, _, spec = text.partition("=")
     if not name or not spec:
-        raise ValueError(f"{text!r}: write name=algorithm[,key=value...]")
+        raise ValueError(f"{text!r}: write name=algorithm[,key=value...] or name=level:N")
+    if spec.startswith("level:"):
+        return name, play.level_settings(game, int(spec.split(":", 1)[1]))
     algorithm, *pairs = spec.split(",")
     fields = {"algorithm": algorithm}
     known = {f: type(v) for f, v in asdict(BotSettings()).items()}

@@ -88,6 +88,26 @@ class BotSettings:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
+# Strength levels: 1 (weakest) to 5, each a configuration whose strength docs/benchmarks.md states per game, each
+# level stronger than the one below by an arena match. A game's record may replace the ladder
+# (``GameInfo.bot_levels``) where its own measurements call for other steps.
+LEVELS: dict[int, BotSettings] = {
+    1: BotSettings("random"),
+    2: BotSettings("greedy"),
+    3: BotSettings("ismcts", iterations=300),
+    4: BotSettings("ismcts", iterations=3_000),
+    5: BotSettings("ismcts", iterations=30_000),
+}
+
+
+def level_settings(game: str, level: int) -> BotSettings:
+    """The configuration of strength ``level`` (1-5) for ``game``."""
+    if level not in LEVELS:
+        raise ValueError(f"level: expected 1..{len(LEVELS)}, got {level}")
+    override = engine_ext.game_info(game).bot_levels
+    return BotSettings.from_dict(override[level - 1]) if override else LEVELS[level]
+
+
 def bot_search(
     state: engine_ext.State,
     seat: int,

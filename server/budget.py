@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import search
 from atoll.v1 import atoll_pb2 as pb
-from search.play import BotSettings
+from search.play import BotSettings, level_settings
 from server.errors import RequestError
 
 MAX_ITERATIONS = 500_000
@@ -23,11 +23,24 @@ CLIENT_ALGORITHMS = ("ismcts", "pimc", "flat", "greedy", "random")
 DEFAULT_BOT = BotSettings(algorithm="ismcts")
 
 
-def bot_settings(msg: pb.BotSettings, field: str) -> BotSettings:
+def bot_settings(msg: pb.BotSettings, field: str, game: str) -> BotSettings:
     """A client's ``BotSettings`` message checked against this server's caps; errors name ``field`` + the setting.
 
     Zero means "unset": the game's defaults apply, and without iterations or a time the search runs
-    ``search.DEFAULT_ITERATIONS``."""
+    ``search.DEFAULT_ITERATIONS``. A ``level`` (1-5) stands for its calibrated configuration."""
+    if msg.level:
+        if msg.algorithm or msg.iterations or msg.time_ms:
+            raise RequestError(
+                "INVALID_ARGUMENT", "a level sets the algorithm and budget: leave them unset", f"{field}.level"
+            )
+        try:
+            chosen = level_settings(game, msg.level)
+        except ValueError as err:
+            raise RequestError("INVALID_ARGUMENT", str(err), f"{field}.level") from None
+        except KeyError:
+            raise RequestError("INVALID_ARGUMENT", "unknown game; ListGames lists them", "game") from None
+        base = bot_settings(pb.BotSettings(threads=msg.threads, seed=msg.seed, top_k=msg.top_k), field, game)
+        return replace(chosen, threads=base.threads, seed=base.seed, top_k=base.top_k)
     algorithm = msg.algorithm or "ismcts"
     if algorithm not in CLIENT_ALGORITHMS:
         raise RequestError(

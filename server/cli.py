@@ -232,7 +232,7 @@ def bench_strength(args: argparse.Namespace) -> int:
     from search import arena
 
     try:
-        configs = dict(arena.parse_config(text) for text in args.bot)
+        configs = dict(arena.parse_config(text, args.game) for text in args.bot)
         names = list(configs)
         lineups = [line.split(",") for line in args.lineup] or arena.default_lineups(names, args.players)
         tournament = arena.Tournament(args.game, args.players, configs, lineups, args.deals, args.seed)

@@ -231,7 +231,7 @@ class AtollService:
         fields.update(game=short(request.game), players=request.players)
         seats = []
         for k, seat in enumerate(request.seats):
-            seats.append(bot_settings(seat.bot, f"seats[{k}].bot") if seat.is_bot else None)
+            seats.append(bot_settings(seat.bot, f"seats[{k}].bot", request.game) if seat.is_bot else None)
         seed = request.seed if request.HasField("seed") else None
         created = self.host.create(
             request.game, request.players, seed, dict(request.options), seats, caller_control(context)
@@ -328,7 +328,9 @@ class AtollService:
             raise RequestError(
                 "FAILED_PRECONDITION", f"seat {seat} is not to act (current player {state.current_player()})"
             )
-        settings = within_deadline(bot_settings(request.settings, "settings"), context.time_remaining())
+        settings = within_deadline(
+            bot_settings(request.settings, "settings", state.game_name), context.time_remaining()
+        )
         return state, seat, settings
 
     @rpc(pb.SuggestRequest)
@@ -383,7 +385,7 @@ class AtollService:
             raise RequestError("INVALID_ARGUMENT", str(err), "players") from None
         if len(request.bots) > request.players:
             raise RequestError("INVALID_ARGUMENT", f"{len(request.bots)} bots for {request.players} seats", "bots")
-        bots = [bot_settings(b, f"bots[{k}]") for k, b in enumerate(request.bots)]
+        bots = [bot_settings(b, f"bots[{k}]", request.game) for k, b in enumerate(request.bots)]
         bots += [BotSettings()] * (request.players - len(bots))
         seed = request.seed if request.HasField("seed") else None
         control = caller_control(context)

@@ -341,3 +341,20 @@ def test_every_call_writes_one_log_line_even_when_it_fails(tmp_path):
         ("Analyze", "INVALID_ARGUMENT"),
         ("ListGames", None),
     ]
+
+
+def test_a_bot_seat_can_be_given_a_strength_level(server, client):
+    leveled = pb.SeatConfig(is_bot=True, bot=pb.BotSettings(level=3))
+    game = client.create_game("kuhn_poker", 2, seats=[None, leveled])
+    with sqlite3.connect(server.db) as con:
+        seats = json.loads(con.execute("SELECT seats FROM games WHERE id=?", (game.game_id,)).fetchone()[0])
+    assert seats[1]["bot"] == {"iterations": 300}
+    err = refused(
+        lambda: client.create_game(
+            "kuhn_poker", 2, seats=[None, pb.SeatConfig(is_bot=True, bot=pb.BotSettings(level=6))]
+        )
+    )
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT and field_of(err) == ["seats[1].bot.level"]
+    both = pb.SeatConfig(is_bot=True, bot=pb.BotSettings(level=2, iterations=50))
+    err = refused(lambda: client.create_game("kuhn_poker", 2, seats=[None, both]))
+    assert field_of(err) == ["seats[1].bot.level"]
