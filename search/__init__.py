@@ -64,10 +64,12 @@ class SearchConfig:
     node_capacity: int | None = None
 
     def resolved(self, info: engine_ext.GameInfo) -> SearchConfig:
-        """This configuration with every unset field taken from the game's record and the documented defaults."""
+        """This configuration with every unset field taken from the game's record and the documented defaults.
+        (``greedy`` without a budget keeps its own: ``GREEDY_SAMPLES`` worlds; PIMC's worlds depend on the position
+        and are chosen when it runs.)"""
         defaults = info.search_defaults
         iterations = self.iterations
-        if iterations is None and self.time_ms is None:
+        if iterations is None and self.time_ms is None and self.algorithm != "greedy":
             iterations = DEFAULT_ITERATIONS
         return replace(
             self,
@@ -76,7 +78,6 @@ class SearchConfig:
             playout_depth=defaults.playout_depth if self.playout_depth is None else self.playout_depth,
             light_playouts=defaults.light_playouts if self.light_playouts is None else self.light_playouts,
             baseline=defaults.baseline if self.baseline is None else self.baseline,
-            worlds=self.worlds or max(1, min(32, (iterations or 4096) // 64)),
         )
 
 
@@ -138,14 +139,14 @@ def suggest(
     if config.algorithm == "random":
         rng = random.Random(config.seed)
         action = rng.choice(state.legal_actions())
-        pooled = {action: {"visits": 1, "value_sums": [0.0] * state.num_players(), "win_sum": 0.0}}
+        pooled = {action: {**empty_slot(state.num_players()), "visits": 1}}
         runs = [{"iterations": 0, "worlds": 0, "nodes": 0, "pv": [action]}]
     elif config.algorithm == "greedy":
         pooled, runs = _greedy(state, seat, config, deadline, control)
     else:
         pooled, runs = _tree_search(state, seat, config, deadline, control)
     elapsed_ms = (time.perf_counter() - started) * 1000.0
-    moves = _rank(state, seat, pooled, runs[0]["pv"], config.seed, config.top_k)
+    moves = _rank(state, seat, pooled, runs[0]["pv"], config)
     done = sum(r["iterations"] for r in runs)
     stats = {
         "algorithm": config.algorithm,
@@ -205,6 +206,10 @@ def _tree_search(
             by_time = int(max(0.0, deadline - mcts.monotonic()) * FASTEST_ITERATIONS_PER_S) + 1
             per_thread = by_time if per_thread is None else min(per_thread, by_time)
         capacity = min(MAX_NODES, per_thread * (players + 1) + players + 64)
+    if config.worlds is None:
+        # PIMC: enough iterations in each world to try every legal move ten times, at most 32 worlds.
+        per_world = max(64, 10 * len(state.legal_actions()))
+        config = replace(config, worlds=max(1, min(32, (iterations or 4096) // per_world)))
     shares = [-1] * threads
     if iterations is not None:
         shares = [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]
@@ -234,11 +239,16 @@ def _tree_search(
     pooled: dict[int, dict] = {}
     for run in runs:
         for entry in run["actions"]:
-            slot = pooled.setdefault(entry["action"], {"visits": 0, "value_sums": [0.0] * players, "win_sum": 0.0})
+            slot = pooled.setdefault(entry["action"], empty_slot(players))
             slot["visits"] += entry["visits"]
             slot["value_sums"] = [a + b for a, b in zip(slot["value_sums"], entry["value_sums"], strict=True)]
             slot["win_sum"] += entry["win_sum"]
+            slot["learnt_sum"] += entry["learnt_sum"]
     return pooled, runs
+
+
+def empty_slot(players: int) -> dict:
+    return {"visits": 0, "value_sums": [0.0] * players, "win_sum": 0.0, "learnt_sum": 0.0}
 
 
 def _thread_seed(seed: int, thread: int) -> int:
@@ -264,18 +274,26 @@ def _greedy(
             after = world.clone()
             after.apply(action)
             scaled = mcts.evaluate_state(after, seat, _thread_seed(seed + action, k), depth, config.light_playouts)
-            slot = pooled.setdefault(action, {"visits": 0, "value_sums": [0.0] * players, "win_sum": 0.0})
+            slot = pooled.setdefault(action, empty_slot(players))
             slot["visits"] += 1
             slot["value_sums"] = [a + b for a, b in zip(slot["value_sums"], scaled, strict=True)]
             slot["win_sum"] += scaled[seat]
+            slot["learnt_sum"] += scaled[seat]
             done += 1
     return pooled, [{"iterations": done, "worlds": samples, "nodes": 0, "pv": []}]
 
 
-def _rank(state, seat, pooled, pv_ids, seed, top_k) -> list[Move]:
+def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
+    """Best first. Tree searches: most visited, ties by the value the tree learnt (the control-variate value, which
+    is what selection used), then the lower id. Flat Monte Carlo and greedy spread visits evenly by design, so their
+    ranking is by that learnt value."""
+    seed, top_k = config.seed, config.top_k
     legal = set(state.legal_actions())
     entries = [(a, s) for a, s in pooled.items() if a in legal and s["visits"] > 0]
-    entries.sort(key=lambda e: (-e[1]["visits"], -e[1]["value_sums"][seat] / e[1]["visits"], e[0]))
+    if config.algorithm in ("flat", "greedy"):
+        entries.sort(key=lambda e: (-e[1]["learnt_sum"] / e[1]["visits"], -e[1]["visits"], e[0]))
+    else:
+        entries.sort(key=lambda e: (-e[1]["visits"], -e[1]["learnt_sum"] / e[1]["visits"], e[0]))
     moves = []
     for rank, (action, s) in enumerate(entries[:top_k]):
         visits = s["visits"]

@@ -22,7 +22,7 @@ cdef struct Node:
     int32_t visits          # iterations that passed through this node
     int32_t avail           # iterations in which this edge was legal when its parent was visited (>= 1)
     int32_t slot            # row in RootStats for children of the searching seat's root, else -1
-    float value             # sum of the mover's rewards (reward - baseline + 0.5) over ``visits``; unused for chance
+    double value            # sum of the mover's rewards (reward - baseline + 0.5) over ``visits``; unused for chance
     int8_t mover            # seat that took the edge's action, -1 for chance and roots
 
 
@@ -42,6 +42,7 @@ cdef struct RootStats:
     int64_t* visits
     double* values          # [slot * players + seat]
     double* wins
+    double* learnt          # the searching seat's rewards as the tree learns them (relative to the baseline + 0.5)
     int32_t count
     int32_t capacity        # the game's max_actions
     int32_t players

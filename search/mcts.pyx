@@ -14,8 +14,9 @@ stay unbiased, and the noise the resampled hidden facts add to every leaf cancel
 The same loop runs PIMC (one perfect-information tree per sampled world, root statistics pooled), ``cheat`` (one
 perfect-information tree on the true state) and flat Monte Carlo (root actions in turn, random playouts).
 
-Memory: a node is 32 bytes and the child index 24 bytes per node (a 12-byte slot, kept at most half full), so
-56 bytes per node; the node capacity bounds it, after which the trees stop growing and iterations go on.
+Memory: a node is 40 bytes (its value sum is a double: a float's running sum drifted by a large share of the gaps
+between moves over millions of rewards) and the child index 24 bytes per node (a 12-byte slot, kept at most half
+full), so 64 bytes per node; the node capacity bounds it, after which the trees stop growing and iterations go on.
 """
 
 from libc.math cimport log, sqrt
@@ -38,7 +39,7 @@ from engine_ext.core cimport (
 )
 
 ALGORITHMS = {"ismcts": ALG_ISMCTS, "pimc": ALG_PIMC, "flat": ALG_FLAT, "cheat": ALG_CHEAT}
-NODE_BYTES = 56
+NODE_BYTES = 64
 
 
 cdef inline double now() noexcept nogil:
@@ -152,10 +153,11 @@ cdef int root_init(RootStats* r, int capacity, int players) noexcept nogil:
     r.visits = <int64_t*>calloc(capacity, sizeof(int64_t))
     r.values = <double*>calloc(capacity * players, sizeof(double))
     r.wins = <double*>calloc(capacity, sizeof(double))
+    r.learnt = <double*>calloc(capacity, sizeof(double))
     r.count = 0
     r.capacity = capacity
     r.players = players
-    return r.action != NULL and r.visits != NULL and r.values != NULL and r.wins != NULL
+    return r.action != NULL and r.visits != NULL and r.values != NULL and r.wins != NULL and r.learnt != NULL
 
 
 cdef void root_free(RootStats* r) noexcept nogil:
@@ -163,6 +165,7 @@ cdef void root_free(RootStats* r) noexcept nogil:
     free(r.visits)
     free(r.values)
     free(r.wins)
+    free(r.learnt)
 
 
 cdef int32_t root_slot(RootStats* r, int32_t action) noexcept nogil:
@@ -177,12 +180,13 @@ cdef int32_t root_slot(RootStats* r, int32_t action) noexcept nogil:
     return r.count - 1
 
 
-cdef void root_record(RootStats* r, int32_t slot, const double* raw, double win) noexcept nogil:
+cdef void root_record(RootStats* r, int32_t slot, const double* raw, double win, double learnt) noexcept nogil:
     cdef int p
     r.visits[slot] += 1
     for p in range(r.players):
         r.values[slot * r.players + p] += raw[p]
     r.wins[slot] += win
+    r.learnt[slot] += learnt
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -403,7 +407,7 @@ cdef void backpropagate(const Params* prm, Arena* arena, RootStats* stats, bint 
             if node.mover >= 0:
                 node.value += w.scaled[node.mover] - w.baseline[node.mover] + 0.5
             if k == 1 and node.slot >= 0 and (perfect or t == prm.seat):
-                root_record(stats, node.slot, w.raw, w.win)
+                root_record(stats, node.slot, w.raw, w.win, w.scaled[prm.seat] - w.baseline[prm.seat] + 0.5)
 
 
 cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, Arena* arena, RootStats* stats,
@@ -454,7 +458,7 @@ cdef int flat_search(const GameVTable* vt, const void* root, const Params* prm, 
         vt.apply(world, action)
         evaluate(vt, world, prm, rng, legal, raw, scaled, &win)
         if slot >= 0:
-            root_record(stats, slot, raw, win)
+            root_record(stats, slot, raw, win, scaled[prm.seat])
         out.iterations += 1
     free(world)
     free(legal)
@@ -534,6 +538,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
         else:
             ok = pimc(vt, state.buf, &prm, &arena, &stats, &rng, &out)
     pv = principal_line(&arena, &stats, seat, prm.algorithm, pv_length) if ok else []
+    children = root_children(&arena, seat, prm.algorithm) if ok else []
     result = {
         "actions": [
             {
@@ -541,6 +546,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
                 "visits": stats.visits[k],
                 "value_sums": [stats.values[k * prm.players + p] for p in range(prm.players)],
                 "win_sum": stats.wins[k],
+                "learnt_sum": stats.learnt[k],
             }
             for k in range(stats.count)
         ],
@@ -548,6 +554,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
         "worlds": out.worlds,
         "nodes": out.nodes,
         "pv": pv,
+        "root_children": children,
     }
     arena_free(&arena)
     root_free(&stats)
@@ -576,6 +583,20 @@ cdef int pimc(const GameVTable* vt, const void* root, Params* prm, Arena* arena,
             return 0
     free(world)
     return 1
+
+
+cdef list root_children(Arena* arena, int seat, int algorithm):
+    """The searching seat's root children as the tree holds them: observed action, visits, value sum."""
+    cdef list out = []
+    cdef int32_t child
+    if algorithm == ALG_FLAT or arena.count == 0:
+        return out
+    child = arena.nodes[0 if algorithm in (ALG_CHEAT, ALG_PIMC) else seat].first_child
+    while child != NO_NODE:
+        out.append({"action": arena.nodes[child].action, "visits": arena.nodes[child].visits,
+                    "value_sum": arena.nodes[child].value})
+        child = arena.nodes[child].next_sibling
+    return out
 
 
 cdef list principal_line(Arena* arena, RootStats* stats, int seat, int algorithm, int length):
