@@ -404,6 +404,7 @@ GAME_INFOS = (
         max_players=MAX_PLAYERS,
         module=sys.modules[__name__],
         draw=draw_fields,
+        returns_are_win_shares=False,
         options=(),
     ),
 )

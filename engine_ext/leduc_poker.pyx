@@ -537,6 +537,7 @@ GAME_INFOS = (
         max_players=MAX_PLAYERS,
         module=sys.modules[__name__],
         draw=draw_fields,
+        returns_are_win_shares=False,
         options=(
             GameOption("starting_player", int, 0, "the seat that opens both betting rounds",
                        low=0, high=MAX_PLAYERS - 1),

@@ -105,6 +105,7 @@ class GameInfo:
     fixed_options: Mapping[str, Any] = field(default_factory=dict)  # passed to the module's new_game, not settable
     belief_summary: Callable[[list, int], dict] | None = None  # (sampled worlds, seat) -> summary; None: generic
     random_setup: bool = False  # new_game's seed decides part of the set-up (Survive's island); else only chance does
+    returns_are_win_shares: bool = True  # board games; poker returns chips
     benchmark_players: int = 2  # the seat count the speed benchmarks and standing tables use first
     # Strength levels 1-5 as search settings (search.play.BotSettings fields), when the game's arena matches call for
     # other steps than search.play.LEVELS.

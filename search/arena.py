@@ -247,30 +247,34 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
     groups = complete_groups(lineup, games)
     out: dict = {"games": len(games), "deal_groups": len(groups), "configs": {}}
     for name in dict.fromkeys(lineup):
-        per_group, wins, played, scores, margins = [], 0.0, 0, [], []
+        per_group, returns_per_group, wins, played, scores, margins = [], [], 0.0, 0, [], []
         for group in groups.values():
-            shares = []
+            shares, returns = [], []
             for game in group:
                 for seat, occupant in enumerate(game["seats"]):
                     if occupant != name:
                         continue
                     share = win_shares(game["returns"])[seat]
                     shares.append(share)
+                    returns.append(game["returns"][seat])
                     wins += share
                     played += 1
                     scores.append(game["scores"][seat])
                     best_other = max(s for k, s in enumerate(game["scores"]) if k != seat)
                     margins.append(game["scores"][seat] - best_other)
             per_group.append(sum(shares) / len(shares))
+            returns_per_group.append(sum(returns) / len(returns))
         share = stats.mean_interval(per_group)
         out["configs"][name] = {
             "seats_played": played,
             "win_share": share.as_list(),
+            # The game's own returns (chips in poker, where a duplicate pair splits the wins by construction).
+            "mean_return": stats.mean_interval(returns_per_group).as_list(),
             "win_rate_wilson": [round(x, 4) for x in stats.wilson(wins, played)] if played else None,
             "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
             "mean_margin": round(sum(margins) / len(margins), 3) if margins else None,
         }
-    if len(lineup) == 2 and lineup[0] != lineup[1] and groups:
+    if len(lineup) == 2 and lineup[0] != lineup[1] and groups and all(returns_are_shares(g) for g in games):
         first = lineup[0]
         pair_scores = [pair_score(first, group) for group in groups.values()]
         elo, low, high = stats.elo_interval(pair_scores)
@@ -282,6 +286,12 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
         }
         out["pentanomial"] = stats.pentanomial(pair_scores)
     return out
+
+
+def returns_are_shares(game: dict) -> bool:
+    """Board games return win shares (sole winner 1, ties 1/k); poker returns chips, for which Elo from shares would
+    say nothing."""
+    return all(0.0 <= r <= 1.0 for r in game["returns"]) and abs(sum(game["returns"]) - 1.0) < 1e-9
 
 
 def win_shares(returns: Sequence[float]) -> list[float]:
@@ -351,14 +361,14 @@ class Progress:
         done = len(results)
         lineup = self.tournament.lineups[0]
         match = summarize_match(lineup, [r for r in results if r["match"] == ",".join(lineup)])
-        first = match["configs"][lineup[0]]["win_share"]
+        first = match["configs"][lineup[0]]["mean_return"]
         rate = (done - self.start_count) / max(1e-9, time.monotonic() - self.started)
         eta = (self.total - done) / rate if rate > 0 else math.inf
         width = 24
         filled = int(width * done / max(1, self.total))
         estimate = "-" if math.isnan(first[0]) else f"{first[0]:.3f} [{first[1]:.3f}, {first[2]:.3f}]"
         self.stream.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} games | {lineup[0]} share {estimate}"
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} games | {lineup[0]} return {estimate}"
             f" | ETA {format_seconds(eta)}   "
         )
         self.stream.flush()

@@ -241,8 +241,8 @@ def bench_strength(args: argparse.Namespace) -> int:
         return 2
     stop = None
     if args.sprt:
-        if args.players != 2:
-            print("atoll bench strength: --sprt needs a 2-player match", file=sys.stderr)
+        if args.players != 2 or not engine_ext.game_info(args.game).returns_are_win_shares:
+            print("atoll bench strength: --sprt needs a 2-player game won or lost (not chips)", file=sys.stderr)
             return 2
         elo0, elo1 = (float(x) for x in args.sprt.split(","))
         lineup = lineups[0]

@@ -78,17 +78,25 @@ def test_ray_gives_the_same_results_as_the_process_pool():
     assert comparable(on_ray) == comparable(in_process(tournament))
 
 
-def test_the_two_player_summary_has_shares_wilson_elo_and_the_pentanomial():
-    tournament = kuhn(10)
+def test_a_board_game_summary_has_shares_wilson_elo_and_the_pentanomial():
+    configs = {"r": FAST["r"], "r2": BotSettings("random", seed=5)}
+    tournament = arena.Tournament("survive", 2, configs, [["r", "r2"]], 6, seed=1)
     summary = arena.summarize(tournament, in_process(tournament))
-    match = summary["matches"]["a,r"]
-    assert match["deal_groups"] == 10 and sum(match["pentanomial"]) == 10
-    share = match["configs"]["a"]["win_share"]
-    assert share[1] <= share[0] <= share[2]
-    other = match["configs"]["r"]["win_share"][0]
-    assert share[0] + other == pytest.approx(1.0)
+    match = summary["matches"]["r,r2"]
+    assert match["deal_groups"] == 6 and sum(match["pentanomial"]) == 6
+    share = match["configs"]["r"]["win_share"]
+    assert share[1] <= share[0] <= share[2] and share == match["configs"]["r"]["mean_return"]
+    assert share[0] + match["configs"]["r2"]["win_share"][0] == pytest.approx(1.0)
     assert match["elo"]["interval"][0] <= match["elo"]["elo"] <= match["elo"]["interval"][1]
     assert "openskill" not in summary
+
+
+def test_poker_is_judged_by_chips_because_a_duplicate_pair_splits_the_wins():
+    tournament = kuhn(10)
+    match = arena.summarize(tournament, in_process(tournament))["matches"]["a,r"]
+    assert "elo" not in match
+    chips = match["configs"]["a"]["mean_return"]
+    assert chips[1] <= chips[0] <= chips[2] and chips[0] == pytest.approx(-match["configs"]["r"]["mean_return"][0])
 
 
 def test_multi_player_summaries_rate_with_openskill_and_the_stronger_bot_leads():
@@ -109,8 +117,8 @@ def test_the_strength_plot_is_written(tmp_path):
 
 def test_the_command_line_resumes_from_its_file(tmp_path):
     out = tmp_path / "games.jsonl"
-    command = [str(Path(sys.executable).parent / "atoll"), "bench", "strength", "--game", "kuhn_poker",
-               "--bot", "a=ismcts,iterations=50", "--bot", "r=random", "--deals", "5", "--out", str(out),
+    command = [str(Path(sys.executable).parent / "atoll"), "bench", "strength", "--game", "survive",
+               "--bot", "g=greedy,iterations=200", "--bot", "r=random", "--deals", "3", "--out", str(out),
                "--workers", "1", "--quiet", "--sprt=-50,50"]  # fmt: skip
     first = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
     lines = out.read_text().count("\n")

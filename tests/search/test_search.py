@@ -1,6 +1,7 @@
 """The search: forced wins, legality, no cheating, determinism, budgets, threads, errors."""
 
 import random
+import statistics
 import threading
 import time
 
@@ -109,14 +110,30 @@ def test_playouts_use_the_games_light_policy_when_asked():
     assert light != uniform, "the per-game playout hook is used"
 
 
-@pytest.mark.parametrize("flag", ["light_playouts", "baseline"])
-def test_search_options_reach_the_compiled_search(flag):
+def test_the_control_variate_makes_the_learnt_values_steadier():
+    from dataclasses import replace
+
+    from search import mcts
+
     state = random_decision_positions("survive", 2, 120, seed=6)[-1]
     seat = state.current_player()
-    kwargs = {"iterations": 400, "seed": 2, "playout_depth": 6}
-    on = search.suggest(state, seat, **kwargs, **{flag: True})
-    off = search.suggest(state, seat, **kwargs, **{flag: False})
-    assert comparable(on) != comparable(off)
+    info = engine_ext.game_info("survive")
+
+    def learnt_values(baseline: bool) -> dict[int, list[float]]:
+        config = replace(search.SearchConfig(iterations=600, baseline=baseline).resolved(info), worlds=1)
+        values: dict[int, list[float]] = {}
+        for seed in range(8):
+            for entry in mcts.run(state, seat, config, 600, 0.0, seed, search.Control(), 50_000)["actions"]:
+                if entry["visits"] >= 5:
+                    values.setdefault(entry["action"], []).append(entry["learnt_sum"] / entry["visits"])
+        return values
+
+    def spread(values: dict[int, list[float]]) -> float:
+        rows = [v for v in values.values() if len(v) >= 4]
+        return sum(statistics.pstdev(v) for v in rows) / len(rows)
+
+    steady, noisy = spread(learnt_values(True)), spread(learnt_values(False))
+    assert steady < 0.7 * noisy, (steady, noisy)
 
 
 # --- The bot does not cheat -------------------------------------------------------------------------------------------
@@ -132,7 +149,7 @@ def test_search_reads_only_the_seats_observation(name):
         seat = state.current_player()
         other_world = state.determinize(seat, 987)  # same observation, other hidden facts
         assert other_world.observation(seat) == state.observation(seat)
-        for algorithm in ("ismcts", "pimc", "flat"):
+        for algorithm in ("ismcts", "pimc", "flat", "greedy"):
             a = search.suggest(state, seat, iterations=300, seed=4, algorithm=algorithm)
             b = search.suggest(other_world, seat, iterations=300, seed=4, algorithm=algorithm)
             assert comparable(a) == comparable(b), f"{name}: {algorithm} depends on hidden facts"
@@ -177,7 +194,7 @@ def test_time_budget_stops_near_the_deadline():
     result = search.suggest(state, 0, time_ms=100)
     elapsed = (time.perf_counter() - started) * 1000
     assert result.stats["iterations"] > 0
-    assert elapsed < 100 + 150, f"took {elapsed:.0f} ms for a 100 ms budget"
+    assert 95 <= result.stats["elapsed_ms"] and elapsed < 100 + 150, f"took {elapsed:.0f} ms for a 100 ms budget"
 
 
 def test_cancel_stops_the_search_and_returns_the_best_so_far():
@@ -196,14 +213,23 @@ def test_cancel_stops_the_search_and_returns_the_best_so_far():
     assert results[0].best.action in state.legal_actions()
 
 
-def test_more_threads_give_more_iterations_in_the_same_time():
+def test_the_search_releases_the_interpreter_while_it_runs():
+    # Measured as work the main thread gets done, not as wall-clock speed-up, so a busy machine cannot fail it: a
+    # search holding the GIL would starve this loop completely for its whole duration.
+    def count_for(seconds: float) -> int:
+        n, end = 0, time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            n += 1
+        return n
+
+    alone = count_for(0.3)
     state = engine_ext.new_game("survive", 4, seed=1)
-    ratios = []
-    for _ in range(2):  # best of two: a busy machine can steal a core for a moment
-        one = search.suggest(state, 0, time_ms=400, threads=1).stats["iterations"]
-        two = search.suggest(state, 0, time_ms=400, threads=2).stats["iterations"]
-        ratios.append(two / one)
-    assert max(ratios) > 1.3, f"2 threads / 1 thread iterations: {ratios}"
+    worker = threading.Thread(target=lambda: search.suggest(state, 0, time_ms=600, threads=2))
+    worker.start()
+    time.sleep(0.05)
+    beside = count_for(0.3)
+    worker.join()
+    assert beside > 0.2 * alone, (beside, alone)
 
 
 # --- Results --------------------------------------------------------------------------------------------------------
