@@ -1,6 +1,6 @@
 # make run  : set everything up and start the gRPC server (Ctrl-C stops it)
 # make test : set everything up and run the test suite
-# make bench: run the engine and search speed benchmarks (JSON on stdout)
+# make bench: the engine and search speed report of every game (JSON on stdout; atoll bench speed)
 # make buf  : install buf (a third-party gRPC client, npm package @bufbuild/buf) into .tools/, for docs/api.md
 # Each target creates .venv and (re)installs when a .pyx/.pxd/.proto/setup.py/pyproject.toml is newer than the stamp.
 
@@ -41,8 +41,7 @@ test: $(VENV)/.stamp-install $(BUF)
 	$(PY) -m pytest
 
 bench: $(VENV)/.stamp-install
-	$(PY) benchmarks/speed.py
-	$(PY) benchmarks/search_speed.py
+	$(VENV)/bin/atoll bench speed
 
 lint: $(VENV)/.stamp-install
 	PATH=$(VENV)/bin:$$PATH; ruff check . && ruff format --check . && cython-lint --max-line-length 120 engine_ext search
