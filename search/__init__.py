@@ -63,6 +63,18 @@ class SearchConfig:
     worlds: int | None = None
     node_capacity: int | None = None
 
+    def to_dict(self) -> dict:
+        """The fields that differ from the defaults (what a hosted game's record and the arena's files store)."""
+        default = SearchConfig()
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != getattr(default, f.name)
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SearchConfig:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
     def resolved(self, info: engine_ext.GameInfo) -> SearchConfig:
         """This configuration with every unset field taken from the game's record and the documented defaults.
         (``greedy`` without a budget keeps its own: ``GREEDY_SAMPLES`` worlds; PIMC's worlds depend on the position

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, replace
 
 import engine_ext
 import search
@@ -41,51 +41,10 @@ def new_game(game: str, players: int, seed: int, options: dict | None = None) ->
     return engine_ext.new_game(game, players, derive_seed(seed, "setup", 0), **(options or {}))
 
 
-@dataclass(frozen=True)
-class BotSettings:
-    """How a bot seat plays: one search configuration, the same in the arena, a hosted game and the CLI.
-
-    ``None`` fields take the game's search defaults (``engine_ext.game_info(name).search_defaults``); with neither
-    ``iterations`` nor ``time_ms`` the search runs ``search.DEFAULT_ITERATIONS``. ``seed`` varies the bot's searches
-    between otherwise equal games.
-    """
-
-    algorithm: str = "ismcts"
-    iterations: int | None = None
-    time_ms: float | None = None
-    threads: int = 1
-    seed: int = 0
-    top_k: int = 5
-    exploration: float | None = None
-    playout_depth: int | None = None
-    light_playouts: bool | None = None
-    baseline: bool | None = None
-    worlds: int | None = None
-
-    def search_config(self, seed: int) -> search.SearchConfig:
-        return search.SearchConfig(
-            algorithm=self.algorithm,
-            iterations=self.iterations,
-            time_ms=self.time_ms,
-            seed=seed,
-            threads=self.threads,
-            top_k=self.top_k,
-            exploration=self.exploration,
-            playout_depth=self.playout_depth,
-            light_playouts=self.light_playouts,
-            baseline=self.baseline,
-            worlds=self.worlds,
-        )
-
-    def to_dict(self) -> dict:
-        """The fields that differ from the defaults (what a game record stores)."""
-        default = BotSettings()
-        return {k: v for k, v in asdict(self).items() if v != getattr(default, k)}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> BotSettings:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+# How a bot seat plays is a search configuration: one value, the same in the arena, a hosted game and the CLI.
+# ``None`` fields take the game's search defaults; its ``seed`` varies the bot's searches between otherwise equal
+# games (each decision's search seed is derived from it and the game's seed).
+BotSettings = search.SearchConfig
 
 
 # Strength levels: 1 (weakest) to 5, each a configuration whose strength docs/benchmarks.md states per game, each
@@ -118,7 +77,7 @@ def bot_search(
     allow_cheat: bool = False,
 ) -> search.SearchResult:
     """The search a bot seat runs for move ``move_number`` (seeded from the game's ``"bot"`` stream)."""
-    config = settings.search_config(derive_seed(game_seed, "bot", move_number, settings.seed))
+    config = replace(settings, seed=derive_seed(game_seed, "bot", move_number, settings.seed))
     return search.suggest(state, seat, config, control=control, allow_cheat=allow_cheat)
 
 

@@ -12,6 +12,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 import grpc
@@ -56,6 +57,24 @@ def _log(method: str, started: float, fields: dict) -> None:
     log.info(json.dumps(entry, sort_keys=True, default=str))
 
 
+@contextmanager
+def logged_call(name: str, context: grpc.ServicerContext) -> Iterator[dict]:
+    """One log line for the call whatever happens (the block fills in ``fields``); a ``RequestError`` becomes the
+    call's status."""
+    started, fields = time.perf_counter(), {}
+    try:
+        yield fields
+    except RequestError as err:
+        fields.update(error=err.code, field=err.field)
+        _log(name, started, fields)
+        abort(context, err)
+    except BaseException as exc:  # noqa: BLE001 - logged, then re-raised: a closed stream is GeneratorExit
+        fields["error"] = "INTERNAL" if isinstance(exc, Exception) else "CANCELLED"
+        _log(name, started, fields)
+        raise
+    _log(name, started, fields)
+
+
 def rpc(request_type: type, streaming: bool = False) -> Callable:
     """Wrap a servicer method ``(self, request, context, fields) -> response`` (or an iterator of responses):
     parse the request bytes, map ``RequestError`` to its status, and log the call once with ``fields``."""
@@ -79,37 +98,16 @@ def rpc(request_type: type, streaming: bool = False) -> Callable:
 
             @functools.wraps(method)
             def stream(self, raw: bytes, context: grpc.ServicerContext) -> Iterator:
-                started, fields = time.perf_counter(), {}
-                try:
+                with logged_call(name, context) as fields:
                     yield from method(self, parse(raw, context, fields), context, fields)
-                except RequestError as err:
-                    fields.update(error=err.code, field=err.field)
-                    _log(name, started, fields)
-                    abort(context, err)
-                except Exception:
-                    fields["error"] = "INTERNAL"
-                    _log(name, started, fields)
-                    raise
-                fields.setdefault("cancelled", not context.is_active())
-                _log(name, started, fields)
+                    fields.setdefault("cancelled", not context.is_active())
 
             return stream
 
         @functools.wraps(method)
         def unary(self, raw: bytes, context: grpc.ServicerContext):
-            started, fields = time.perf_counter(), {}
-            try:
-                response = method(self, parse(raw, context, fields), context, fields)
-            except RequestError as err:
-                fields.update(error=err.code, field=err.field)
-                _log(name, started, fields)
-                abort(context, err)
-            except Exception:
-                fields["error"] = "INTERNAL"
-                _log(name, started, fields)
-                raise
-            _log(name, started, fields)
-            return response
+            with logged_call(name, context) as fields:
+                return method(self, parse(raw, context, fields), context, fields)
 
         return unary
 
@@ -340,7 +338,7 @@ class AtollService:
         with self.limits.search_slot(control):
             state, seat, settings = self._searchable(request, context)
             fields.update(game=state.game_name, seat=seat, iterations=settings.iterations, time_ms=settings.time_ms)
-            result = search.suggest(state, seat, settings.search_config(settings.seed), control=control)
+            result = search.suggest(state, seat, settings, control=control)
         fields["done"] = result.stats["iterations"]
         return search_response(result, settings.iterations, True)
 
@@ -354,7 +352,7 @@ class AtollService:
             fields.update(game=state.game_name, seat=seat)
             deadline = time.monotonic() + settings.time_ms / 1000.0 if settings.time_ms else None
             total = settings.iterations or (None if deadline else search.DEFAULT_ITERATIONS)
-            base = settings.search_config(settings.seed)
+            base = settings
             step = min(ANALYZE_FIRST_ITERATIONS, total) if total else ANALYZE_FIRST_ITERATIONS
             best: search.SearchResult | None = None
             while True:

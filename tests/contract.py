@@ -8,6 +8,7 @@ import json
 import random
 
 import engine_ext
+from search.bench import random_step
 
 DETERMINIZE_SEEDS = (1, 2, 3, 5, 8, 13, 21, 34)
 
@@ -145,17 +146,6 @@ def check_all(state, rng: random.Random) -> None:
     check_action_strings_round_trip(state)
     check_observations(state)
     check_hidden_facts_vary(state)
-
-
-def random_step(state, rng: random.Random) -> int:
-    """Apply one random legal action (chance by its probabilities); return it."""
-    if state.current_player() == engine_ext.CHANCE:
-        outcomes = state.chance_outcomes()
-        action = rng.choices([a for a, _ in outcomes], weights=[p for _, p in outcomes])[0]
-    else:
-        action = rng.choice(state.legal_actions())
-    state.apply(action)
-    return action
 
 
 def play_checked_game(state, rng: random.Random, max_steps: int = 100_000) -> int:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
 
 from atoll.client import AtollClient
 
@@ -75,3 +77,14 @@ def server(tmp_path_factory):
 def client(server):
     with AtollClient(server.address) as c:
         yield c
+
+
+def field_violations(error: grpc.RpcError) -> list[str]:
+    """The fields a refusal's BadRequest detail names."""
+    status = rpc_status.from_call(error)
+    fields = []
+    for detail in status.details if status else []:
+        request = error_details_pb2.BadRequest()
+        if detail.Unpack(request):
+            fields += [v.field for v in request.field_violations]
+    return fields

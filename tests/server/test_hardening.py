@@ -14,9 +14,8 @@ import time
 import grpc
 import pytest
 from conftest import ROOT, ServerProcess
-from google.rpc import error_details_pb2
+from conftest import field_violations as field_of
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_status import rpc_status
 
 import engine_ext
 from atoll.client import AtollClient
@@ -24,16 +23,6 @@ from atoll.v1 import atoll_pb2 as pb
 from server import codec
 
 HEALTH_LIMIT_S = 0.05  # docs/api.md promises health checks under 50 ms whatever clients do
-
-
-def field_of(error: grpc.RpcError) -> list[str]:
-    status = rpc_status.from_call(error)
-    fields = []
-    for detail in status.details if status else []:
-        request = error_details_pb2.BadRequest()
-        if detail.Unpack(request):
-            fields += [v.field for v in request.field_violations]
-    return fields
 
 
 def refused(call) -> grpc.RpcError:

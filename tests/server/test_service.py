@@ -11,10 +11,8 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import ROOT, ServerProcess
-from google.rpc import error_details_pb2
+from conftest import ROOT, ServerProcess, field_violations
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_status import rpc_status
 
 import engine_ext
 from atoll.client import AtollClient
@@ -28,16 +26,6 @@ def status_of(call):
     with pytest.raises(grpc.RpcError) as err:
         call()
     return err.value
-
-
-def field_violations(error: grpc.RpcError) -> list[str]:
-    status = rpc_status.from_call(error)
-    fields = []
-    for detail in status.details if status else []:
-        request = error_details_pb2.BadRequest()
-        if detail.Unpack(request):
-            fields += [v.field for v in request.field_violations]
-    return fields
 
 
 def snapshot(client, game_id, players):
