@@ -384,7 +384,7 @@ def format_seconds(seconds: float) -> str:
 
 def plot_strength(summary: dict, tournament: Tournament, path: Path, against: str) -> None:
     """Strength against ``against`` by budget: one line per algorithm, iterations on a log axis, the 95 % interval
-    of the win share as a band."""
+    of the mean return (the win share in games won or lost, chips in poker) as a band."""
     pyplot = optional_pyplot()
     lines: dict[str, list[tuple[int, list[float]]]] = defaultdict(list)
     for match, result in summary["matches"].items():
@@ -395,18 +395,26 @@ def plot_strength(summary: dict, tournament: Tournament, path: Path, against: st
         settings = tournament.configs[challenger]
         if settings.iterations is None:
             continue
-        lines[settings.algorithm].append((settings.iterations, result["configs"][challenger]["win_share"]))
+        lines[settings.algorithm].append((settings.iterations, result["configs"][challenger]["mean_return"]))
     figure, axes = pyplot.subplots(figsize=(7, 4.5))
     for algorithm, points in sorted(lines.items()):
         points.sort()
         xs = [p[0] for p in points]
-        axes.plot(xs, [p[1][0] for p in points], marker="o", label=algorithm)
-        axes.fill_between(xs, [p[1][1] for p in points], [p[1][2] for p in points], alpha=0.2)
-    axes.axhline(1 / tournament.players, color="grey", linestyle=":", label="equal share")
+        ys = [p[1][0] for p in points]
+        (line,) = axes.plot(xs, ys, marker="o", label=algorithm)
+        axes.fill_between(xs, [p[1][1] for p in points], [p[1][2] for p in points], alpha=0.2, color=line.get_color())
+        errors = [
+            [y - p[1][1] for y, p in zip(ys, points, strict=True)],
+            [p[1][2] - y for y, p in zip(ys, points, strict=True)],
+        ]
+        axes.errorbar(xs, ys, yerr=errors, fmt="none", capsize=3, color=line.get_color())
+    shares = engine_ext.game_info(tournament.game).returns_are_win_shares
+    axes.axhline(1 / tournament.players if shares else 0.0, color="grey", linestyle=":", label="even")
     axes.set_xscale("log")
     axes.set_xlabel("iterations per decision")
-    axes.set_ylabel(f"win share against {against}")
-    axes.set_ylim(0, 1)
+    axes.set_ylabel(f"{'win share' if shares else 'mean return'} against {against}")
+    if shares:
+        axes.set_ylim(0, 1)
     axes.set_title(f"{tournament.game}, {tournament.players} players")
     axes.legend()
     figure.tight_layout()
