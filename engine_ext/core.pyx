@@ -54,7 +54,9 @@ cdef class State:
 
     cdef void attach(self, const GameVTable* vt) except *:
         if vt.max_players > MAX_SEATS_ANY:
-            raise ValueError(f"{vt.name.decode()} declares {vt.max_players} seats; per-seat buffers hold {MAX_SEATS_ANY}")
+            raise ValueError(
+                f"{vt.name.decode()} declares {vt.max_players} seats; per-seat buffers hold {MAX_SEATS_ANY}"
+            )
         self.vt = vt
         self.buf = calloc(1, vt.state_size)
         if self.buf == NULL:

@@ -12,9 +12,10 @@ The rules are the rulebook's, completed by ``docs/rules/survive.md`` (the projec
   cell next to a tile, 2 each (4 each with 2 players, who play two colours each that score as one).
 - A turn: Action phase (up to 3 one-space movements of own Adventurers and Rafts, swimming once per Adventurer per
   turn, Ability tiles usable at any point, ``end`` closes it; a seat with no Adventurer left on the board makes no
-  movements, and loses the rest of its movements as soon as its last one leaves the board), Rising Waters (remove a tile of the thinnest type, 2 tiles once no hourglass tile remains, then a chance
-  reveal of its back: Effects apply at once, Abilities go face down to the player), Creatures (a chance die roll, then
-  the active player moves one creature of that kind if any move is legal).
+  movements, and loses the rest of its movements as soon as its last one leaves the board), Rising Waters (remove a
+  tile of the thinnest type, 2 tiles once no hourglass tile remains, then a chance reveal of its back: Effects apply
+  at once, Abilities go face down to the player), Creatures (a chance die roll, then the active player moves one
+  creature of that kind if any move is legal).
 - Interactions happen when a creature and elements meet. The active player makes every choice in them (which
   Adventurer goes where when a Kaiju pushes, where displaced creatures go, who boards a crowded raft), one atomic
   decision at a time. Repellent is a reaction: before a Shark or Kaiju acts on a seat's Adventurers, every concerned
