@@ -239,28 +239,37 @@ def plot_speed(report: dict, path: Path) -> None:
 
 
 # --- game metrics -----------------------------------------------------------------------------------------------
-def hidden_facts(state: engine_ext.State, seat: int) -> int:
-    """How many facts only ``seat`` knows: the leaves of its ``private_info``."""
+def _leaves(value, path: str = "") -> dict[str, object]:
+    if isinstance(value, dict):
+        return {k: v for key, item in value.items() for k, v in _leaves(item, f"{path}/{key}").items()}
+    if isinstance(value, list):
+        return {k: v for i, item in enumerate(value) for k, v in _leaves(item, f"{path}[{i}]").items()}
+    return {path: value}
 
-    def leaves(value) -> int:
-        if isinstance(value, dict):
-            return sum(leaves(v) for v in value.values())
-        if isinstance(value, list):
-            return sum(leaves(v) for v in value)
-        return 1
 
-    return leaves(state.private_info(seat))
+def hidden_facts(state: engine_ext.State, seat: int, samples: int = 8) -> int:
+    """How many of the other seats' private facts ``seat`` cannot know: the leaves of their ``private_info`` that
+    differ between worlds sampled from its observation."""
+    worlds = [state.determinize(seat, k) for k in range(samples)]
+    count = 0
+    for other in range(state.num_players()):
+        if other == seat:
+            continue
+        seen = [_leaves(world.private_info(other)) for world in worlds]
+        count += sum(1 for path in seen[0] if len({repr(s.get(path)) for s in seen}) > 1)
+    return count
 
 
 def game_metrics(name: str, players: int, games: int, seed: int = 0) -> dict:
-    """Random self-play statistics (the TAG framework's game report): length, branching, chance, hidden facts over
-    the game, first-seat advantage."""
+    """Random self-play statistics (the TAG framework's game report): length in atomic steps, decisions and turns
+    (runs of one seat's decisions), branching, chance events, how many of the others' facts seat 0 cannot know at
+    each tenth of the game, and seat 0's win share."""
     lengths, decisions, turns, chance, first_seat, branching = [], [], [], [], [], Counter()
     hidden_by_decile = [[] for _ in range(10)]
     for g in range(games):
         rng = random.Random(play.derive_seed(seed, "metrics", g))
         state = play.new_game(name, players, play.derive_seed(seed, "metrics-deal", g))
-        trace, steps, n_decisions, n_turns, n_chance, last_actor = [], 0, 0, 0, 0, None
+        history, steps, n_decisions, n_turns, n_chance, last_actor = [], 0, 0, 0, 0, None
         while not state.is_terminal():
             actor = state.current_player()
             if actor >= 0:
@@ -271,7 +280,7 @@ def game_metrics(name: str, players: int, games: int, seed: int = 0) -> dict:
                 last_actor = actor
             else:
                 n_chance += 1
-            trace.append(sum(hidden_facts(state, s) for s in range(players)) / players)
+            history.append(state.clone())
             random_step(state, rng)
             steps += 1
         lengths.append(steps)
@@ -279,8 +288,8 @@ def game_metrics(name: str, players: int, games: int, seed: int = 0) -> dict:
         turns.append(n_turns)
         chance.append(n_chance)
         first_seat.append(arena.win_shares(state.returns())[0])
-        for k, value in enumerate(trace):
-            hidden_by_decile[min(9, k * 10 // max(1, len(trace)))].append(value)
+        for decile in range(10):  # hidden facts sampled once per tenth of the game, for seat 0
+            hidden_by_decile[decile].append(hidden_facts(history[decile * len(history) // 10], 0))
     total = sum(branching.values())
     mean_branching = sum(b * n for b, n in branching.items()) / total if total else 0.0
     buckets = Counter()
@@ -295,7 +304,7 @@ def game_metrics(name: str, players: int, games: int, seed: int = 0) -> dict:
         "mean_chance_events": round(sum(chance) / games, 1),
         "branching_mean": round(mean_branching, 2),
         "branching_distribution": {k: round(v / total, 4) for k, v in sorted(buckets.items(), key=_bucket_order)},
-        "hidden_facts_per_seat_by_decile": [round(sum(v) / len(v), 2) if v else None for v in hidden_by_decile],
+        "hidden_facts_of_others_by_decile": [round(sum(v) / len(v), 2) if v else None for v in hidden_by_decile],
         "first_seat_win_share_random_play": round(sum(first_seat) / games, 4),
         "equal_share": round(1 / players, 4),
     }
