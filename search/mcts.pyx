@@ -599,8 +599,16 @@ cdef list root_children(Arena* arena, int seat, int algorithm):
     return out
 
 
+cdef inline bint better_child(const Node* a, const Node* b) noexcept nogil:
+    """More visits, ties to the higher learnt value: the order ``search._rank`` uses for the root."""
+    if a.visits != b.visits:
+        return a.visits > b.visits
+    return a.visits > 0 and a.value / a.visits > b.value / b.visits
+
+
 cdef list principal_line(Arena* arena, RootStats* stats, int seat, int algorithm, int length):
-    """Most visited child first, from the searching seat's root (the single tree for PIMC and cheat)."""
+    """Most visited child first (ties: higher learnt value), from the searching seat's root (the single tree for PIMC
+    and cheat)."""
     cdef list line = []
     cdef int32_t node, child, best
     if algorithm == ALG_FLAT or arena.count == 0:
@@ -610,7 +618,7 @@ cdef list principal_line(Arena* arena, RootStats* stats, int seat, int algorithm
         best = NO_NODE
         child = arena.nodes[node].first_child
         while child != NO_NODE:
-            if best == NO_NODE or arena.nodes[child].visits > arena.nodes[best].visits:
+            if best == NO_NODE or better_child(&arena.nodes[child], &arena.nodes[best]):
                 best = child
             child = arena.nodes[child].next_sibling
         if best == NO_NODE or arena.nodes[best].visits == 0:
