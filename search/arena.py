@@ -277,13 +277,13 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
     if len(lineup) == 2 and lineup[0] != lineup[1] and groups and all(returns_are_shares(g) for g in games):
         first = lineup[0]
         pair_scores = [pair_score(first, group) for group in groups.values()]
-        elo, low, high = stats.elo_interval(pair_scores)
-        out["elo"] = {
-            "of": first,
-            "against": lineup[1],
-            "elo": round(elo, 1),
-            "interval": [round(low, 1), round(high, 1)],
-        }
+        out["elo"] = {"of": first, "against": lineup[1]}
+        if len(set(pair_scores)) == 1 and pair_scores[0] in (0.0, 1.0):
+            # Every pair won (or lost): no finite Elo fits; the Wilson interval on the win rate says how sure.
+            out["elo"].update(elo=None, interval=None, note=f"{first} {'won' if pair_scores[0] else 'lost'} every pair")
+        else:
+            elo, low, high = stats.elo_interval(pair_scores)
+            out["elo"].update(elo=round(elo, 1), interval=[round(low, 1), round(high, 1)])
         out["pentanomial"] = stats.pentanomial(pair_scores)
     return out
 
