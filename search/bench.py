@@ -327,7 +327,9 @@ def _bucket_order(item: tuple[str, int]) -> int:
 def greedy_against_random(name: str, players: int, deals: int, workers: int = 1) -> dict:
     """How often one greedy seat beats random ones (duplicate deals, the greedy seat rotating)."""
     result = arena.run_match(name, players, play.BotSettings("greedy"), play.BotSettings("random"), deals, 0, workers)
-    return {"deal_groups": result["deal_groups"], "greedy_win_share": result["configs"]["challenger"]["win_share"]}
+    greedy = result["configs"]["challenger"]
+    return {"deal_groups": result["deal_groups"], "greedy_win_share": greedy["win_share"],
+            "greedy_mean_return": greedy["mean_return"]}  # fmt: skip
 
 
 def metrics_report(games: list[str], per_game: int, greedy_deals: int, workers: int = 1) -> dict:
