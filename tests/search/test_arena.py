@@ -132,3 +132,18 @@ def test_a_bad_configuration_is_one_line_on_stderr():
                "--bot", "a=ismcts,iteratons=50", "--bot", "r=random"]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 2 and "unknown setting 'iteratons'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_levels_name_their_configurations_and_a_game_may_replace_the_ladder(monkeypatch):
+    from dataclasses import replace
+
+    import engine_ext
+    from search import play
+
+    assert arena.parse_config("x=level:3", "kuhn_poker") == ("x", play.LEVELS[3])
+    with pytest.raises(ValueError, match="1..5"):
+        play.level_settings("kuhn_poker", 6)
+    info = engine_ext.game_info("kuhn_poker")
+    ladder = tuple({"algorithm": "ismcts", "iterations": 100 * k} for k in range(1, 6))
+    monkeypatch.setitem(engine_ext._RECORDS, "kuhn_poker", replace(info, bot_levels=ladder))
+    assert play.level_settings("kuhn_poker", 2) == BotSettings("ismcts", iterations=200)
