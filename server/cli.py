@@ -58,7 +58,8 @@ def serve(args: argparse.Namespace) -> int:
     server = AtollServer(args.host, args.port, args.db, max_searches=args.max_searches)
     print(f"Atoll listening on {server.address} (games stored in {server.db_path})", flush=True)
     print(
-        f"  try: buf curl --protocol grpc --http2-prior-knowledge http://{server.address}/atoll.v1.Atoll/ListGames",
+        f"  try (make buf installs buf): buf curl --protocol grpc --http2-prior-knowledge "
+        f"http://{server.address}/atoll.v1.Atoll/ListGames",
         flush=True,
     )
     print(
