@@ -32,6 +32,8 @@ MODULES = [
     "engine_ext.leduc_poker",
     "engine_ext.survive_rules",
     "engine_ext.survive",
+    "engine_ext.islet_rules",
+    "engine_ext.islet",
     "search.mcts",
 ]
 

@@ -51,6 +51,10 @@ class GameOption:
                 raise InvalidOption(
                     self.name, f"option {self.name!r} takes an integer, not {_short(value)!r}"
                 ) from None
+            if self.choices and number not in self.choices:
+                raise InvalidOption(
+                    self.name, f"option {self.name!r} must be one of {', '.join(map(str, self.choices))}, not {number}"
+                )
             if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
                 raise InvalidOption(self.name, f"option {self.name!r} must be {self.low}..{self.high}, not {number}")
             return number
@@ -69,7 +73,7 @@ class GameOption:
     def describe(self) -> str:
         """The help text with the allowed values, as ListGames and the CLI show it."""
         if self.choices:
-            return f"{self.help} (one of {', '.join(self.choices)})"
+            return f"{self.help} (one of {', '.join(map(str, self.choices))})"
         if self.low is not None or self.high is not None:
             return f"{self.help} ({self.low}..{self.high})"
         return self.help

@@ -122,10 +122,12 @@ def check_seed_decides_the_setup(new_game, random_setup: bool) -> None:
 
 
 def check_hidden_facts_vary(state) -> None:
-    """Facts hidden from a seat do get resampled: some other seat's private facts differ across seeds."""
+    """Facts hidden from a seat do get resampled: some other seat's private facts differ across seeds (unless the
+    state says its observation leaves only one possibility, as when an empty bag fixes the one other hand)."""
+    fixed = getattr(state, "hidden_facts_fixed", None)
     for seat in range(state.num_players()):
         others = [o for o in range(state.num_players()) if o != seat and state.private_info(o)]
-        if not others:
+        if not others or (fixed is not None and fixed(seat)):
             continue
         seen = {
             json.dumps([state.determinize(seat, seed).private_info(o) for o in others], sort_keys=True)

@@ -10,8 +10,14 @@ import contract
 import engine_ext
 
 # Seat counts exercised per game; a game not listed runs with its smallest and largest counts.
-PLAYER_COUNTS = {"kuhn_poker": (2, 3, 5), "leduc_poker": (2, 3, 4), "survive": (2, 3, 4, 5)}
-CHECKED_GAMES_PER_COUNT = {"kuhn_poker": 40, "leduc_poker": 25, "survive": 1}
+PLAYER_COUNTS = {
+    "kuhn_poker": (2, 3, 5),
+    "leduc_poker": (2, 3, 4),
+    "survive": (2, 3, 4, 5),
+    "islet": (2, 3, 4),
+    "islet_solo": (1,),
+}
+CHECKED_GAMES_PER_COUNT = {"kuhn_poker": 40, "leduc_poker": 25, "survive": 1, "islet": 1, "islet_solo": 2}
 
 
 def cases():
@@ -73,6 +79,6 @@ def test_registry_lists_the_reference_games_and_rejects_unknown_names():
 def test_states_pickle_through_json(name):
     import pickle
 
-    state = engine_ext.new_game(name, 2, seed=3)
+    state = engine_ext.new_game(name, engine_ext.game_info(name).min_players, seed=3)
     contract.random_step(state, random.Random(0))
     assert pickle.loads(pickle.dumps(state)).to_json() == state.to_json()
