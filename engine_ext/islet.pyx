@@ -30,9 +30,11 @@ Information: everything is public except the hands (each seat sees its own; the 
 ``determinize`` deals the other seats' hands afresh from the tiles the seat has not seen.
 """
 
+import collections
 import json
 import re
 import sys
+from importlib import resources
 
 from libc.stdint cimport int32_t, uint8_t
 from libc.string cimport memset
@@ -63,6 +65,23 @@ CARDS = {
     13: ("a neighbour with the same nest", "no neighbour with the same nest"),
 }
 _XY = re.compile(r"\((-?\d+),\s?(-?\d+)\)")
+_START = ((-1, 0), (0, 0), (1, 0), (-1, 1), (0, 1), (1, 1), (9, 0), (10, 0), (11, 0), (9, 1), (10, 1), (11, 1))
+
+
+def _check_component_data():
+    """The compiled tables (start cells, tile counts, eggs, cards) agree with data/islet.json."""
+    data = json.loads(resources.files("engine_ext").joinpath("data/islet.json").read_text())
+    start = tuple(tuple(c) for c in data["start_islet"] + data["solo_second_islet"])
+    tiles = collections.Counter(f"{t['terrain']}/{t['nest']}" for t in data["tiles"])
+    eggs = {int(k): v for k, v in data["eggs_per_player"].items()}
+    cards = [row[0] for row in data["day_night_cards"]]
+    if start != _START or tiles != {t: NUM_TILES // NUM_TYPES for t in TILE_TYPES} or eggs != EGGS_PER_PLAYER or (
+            cards != list(CARDS)):
+        raise RuntimeError("engine_ext/data/islet.json disagrees with the compiled Islet tables")
+    return data
+
+
+COMPONENTS = _check_component_data()
 
 
 def _xy(str text):
@@ -647,8 +666,6 @@ cdef class IsletState(State):
             s.bag[t] = unseen[t]
         s.bag_n = bag_size
 
-
-_START = ((-1, 0), (0, 0), (1, 0), (-1, 1), (0, 1), (1, 1), (9, 0), (10, 0), (11, 0), (9, 1), (10, 1), (11, 1))
 
 
 def _check_int(data, str key, int lo, int hi, str prefix="", bint missing_zero=False):

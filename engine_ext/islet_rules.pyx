@@ -4,7 +4,6 @@ table the search drives without the GIL. The rulings are in ``islet.pyx``'s docs
 
 from libc.math cimport exp
 from libc.stdint cimport int32_t, uint64_t
-from libc.stdlib cimport qsort
 from libc.string cimport memset
 
 from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, rng_below
@@ -550,9 +549,19 @@ cdef int push_steps(const Islet* s, int32_t* out, int n) noexcept nogil:
     return push_lays(s, out, n)
 
 
-cdef int cmp_int32(const void* a, const void* b) noexcept nogil:
-    cdef int32_t x = (<const int32_t*>a)[0], y = (<const int32_t*>b)[0]
-    return (x > y) - (x < y)
+cdef void sort_actions(int32_t* a, int n) noexcept nogil:
+    """Insertion sort: the lists come out of the generators nearly ascending (kinds in order, cells mostly so)."""
+    cdef int i, j
+    cdef int32_t v
+    for i in range(1, n):
+        v = a[i]
+        if v >= a[i - 1]:
+            continue
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
 
 
 cdef int i_legal_actions(const void* ptr, int32_t* out) noexcept nogil:
@@ -603,7 +612,7 @@ cdef int i_legal_actions(const void* ptr, int32_t* out) noexcept nogil:
         if s.solo or (p.pawn != NO_CELL and not pawn_of_other(s, s.active, p.pawn)):
             out[n] = act(K_END, 0)
             n += 1
-    qsort(out, n, sizeof(int32_t), cmp_int32)
+    sort_actions(out, n)
     return n
 
 
