@@ -233,12 +233,13 @@ cdef void evaluate(const GameVTable* vt, void* world, const Params* prm, Rng* rn
         vt.heuristic(world, scaled)
         for p in range(prm.players):
             raw[p] = lo + scaled[p] * (hi - lo)
-        win[0] = scaled[prm.seat] if hi - lo == 1.0 else win_share(raw, prm.players, prm.seat)
+        win[0] = scaled[prm.seat] if hi - lo == 1.0 or prm.players == 1 else win_share(raw, prm.players, prm.seat)
         return
     vt.returns(world, raw)
     for p in range(prm.players):
         scaled[p] = (raw[p] - lo) / (hi - lo)
-    win[0] = win_share(raw, prm.players, prm.seat)
+    # A solo game has no one to beat: its win is its (scaled) result.
+    win[0] = scaled[prm.seat] if prm.players == 1 else win_share(raw, prm.players, prm.seat)
 
 
 cdef bint stop_now(const Params* prm, int64_t done) noexcept nogil:
