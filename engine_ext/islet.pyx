@@ -213,6 +213,8 @@ cdef class IsletState(State):
             return "remove bag"
         if k == K_START:
             return f"start @{self._name(m.cell)}"
+        if k == K_DEAL and m.type < NUM_TYPES and s.phase == PH_SETUP_ISLET:
+            return f"islet tile {TILE_TYPES[m.type]}"
         if k == K_DEAL and (m.type < NUM_TYPES or m.type == HIDDEN):
             return "draw a tile" if m.type == HIDDEN else f"draw {TILE_TYPES[m.type]}"
         if k == K_REMOVE_DRAW and m.type < NUM_TYPES:
@@ -283,6 +285,9 @@ cdef class IsletState(State):
         elif words[0] == "draw" and len(words) == 2:
             m.kind = K_DEAL
             m.type = TILE_TYPES.index(words[1])
+        elif head == "islet tile" and len(words) == 3:
+            m.kind = K_DEAL
+            m.type = TILE_TYPES.index(words[2])
         elif head == "bag loses" and len(words) == 3:
             m.kind = K_REMOVE_DRAW
             m.type = TILE_TYPES.index(words[2])
@@ -436,7 +441,8 @@ cdef class IsletState(State):
                     problems.append(f"seat {i}: guaranteed {RESOURCES[r]}")
             if _total(p.hand, NUM_TYPES) != p.hand_n or p.hand_n > MAX_HAND:
                 problems.append(f"seat {i}: hand size")
-            if unguaranteed(p) > MAX_UNGUARANTEED and not (i == s.active and s.phase in (PH_EXPLORE, PH_DRAW, PH_DISCARD, PH_OVER)):
+            settling = i == s.active and s.phase in (PH_EXPLORE, PH_DRAW, PH_DISCARD, PH_OVER)
+            if unguaranteed(p) > MAX_UNGUARANTEED and not settling:
                 problems.append(f"seat {i}: more than 8 unguaranteed resources")
             if p.pawn != NO_CELL and s.cell[p.pawn].height == 0:
                 problems.append(f"seat {i}: pawn on a sea cell")
@@ -470,7 +476,8 @@ cdef class IsletState(State):
         line = f"{self._header()['game']} round {s.round} {PHASES[s.phase]} | bag {s.bag_n}"
         line += " | eggs laid " + " ".join(f"{'ABCD'[i]}:{s.seat[i].laid}" for i in range(s.num_players))
         if s.solo:
-            line += f" | day cards {[int(s.cards[0][k]) for k in range(2)]} night {[int(s.cards[1][k]) for k in range(2)]}"
+            line += (f" | day cards {[int(s.cards[0][k]) for k in range(2)]}"
+                     f" night {[int(s.cards[1][k]) for k in range(2)]}")
         return line
 
     def __repr__(self):
@@ -564,8 +571,6 @@ cdef class IsletState(State):
         for i, entry in enumerate(seats):
             self._load_seat(i, entry, hidden_hands is not None and i != hidden_hands)
         self._load_control(data.get("control"))
-        placed = s.log_n
-        hands = [s.seat[i].hand[t] for i in range(players) for t in range(NUM_TYPES)]
         if hidden_hands is None:
             bag = data.get("bag")
             for t in range(NUM_TYPES):
@@ -658,14 +663,13 @@ cdef class IsletState(State):
         for i in range(s.num_players):
             if i == seat:
                 continue
-            for k in range(s.seat[i].hand_n):
+            for _k in range(s.seat[i].hand_n):
                 t = next(t for t in range(NUM_TYPES) if unseen[t])
                 unseen[t] -= 1
                 s.seat[i].hand[t] += 1
         for t in range(NUM_TYPES):
             s.bag[t] = unseen[t]
         s.bag_n = bag_size
-
 
 
 def _check_int(data, str key, int lo, int hi, str prefix="", bint missing_zero=False):
@@ -762,7 +766,8 @@ def _board_lines(cells, int players):
                 terrain, nest = c["top"].split("/")
                 egg = "ABCD"[c["egg"]] if c["egg"] is not None else "."
                 pawn = "abcd"[c["pawns"][0]] if c["pawns"] else "."
-                row += " " + ("/" if (x + y) & 1 else "\\") + terrain[0].upper() + nest[0] + str(c["height"] % 10) + egg + pawn
+                shape = "/" if (x + y) & 1 else "\\"
+                row += f" {shape}{terrain[0].upper()}{nest[0]}{c['height'] % 10}{egg}{pawn}"
         lines.append(row.rstrip())
     return lines
 
@@ -772,9 +777,17 @@ def draw(dict obs):
     state = from_observation(obs)
     lines = _board_lines(state.cells(), obs["players"])
     lines.append(state._status_line())
-    own = obs["seats"][obs["seat"]]
-    lines.append(f"your hand {own.get('hand', {})} | cards {own['cards']} | guaranteed {own['guaranteed']} | "
-                 f"free eggs {own['free_eggs']}")
+    if "cards" in obs:
+        for islet, side in enumerate(("day", "night")):
+            shown = [f"{c} ({CARDS[c][islet]})" for c in obs["cards"][side] if c]
+            lines.append(f"{side} cards (islet {islet + 1}): {', '.join(shown) or 'none'}")
+    own = state.observation(obs["seat"])["seats"][obs["seat"]]    # the engine's canonical order, not the wire's
+
+    def listed(counts):
+        return ", ".join(f"{name} {n}" for name, n in counts.items()) or "none"
+
+    lines.append(f"your hand: {listed(own['hand'])} | cards: {listed(own['cards'])} | guaranteed: "
+                 f"{listed(own['guaranteed'])} (turned over: {listed(own['used'])}) | free eggs {own['free_eggs']}")
     return "\n".join(lines)
 
 

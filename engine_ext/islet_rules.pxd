@@ -21,6 +21,7 @@ cdef enum:
     MAX_ROUNDS = 200            # safeguard: a game ends after this many rounds (turns, solo)
     MAX_ACTIONS = 8192
     HIDDEN = 15                 # the type of a drawn tile, as others see the draw
+    CELL_HASH = 512             # open-addressing table from (x, y) to cell index
 
     # terrains and nests
     WATER = 0
@@ -109,12 +110,13 @@ cdef struct Islet:
     Seat seat[MAX_SEATS]
     uint8_t log_cell[NUM_TILES]
     uint8_t log_type[NUM_TILES]
+    uint8_t cell_at[CELL_HASH]  # cell index + 1 by hashed (x, y), 0: empty slot
     Cell cell[MAX_CELLS]
 
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Action ids: kind(4) at bits 27..30, then a payload by kind:
-#   K_PLACE: type << 8 | cell;  K_ADVANCE: pay12 << 8 | cell;  K_START: cell;  K_RETURN: resource
+#   K_PLACE: type << 8 | cell;  K_ADVANCE: cell << 12 | pay12;  K_START: cell;  K_RETURN: resource
 #   K_LAY: slot << 25 | extra << 22 | pay22;  K_REMOVE_HAND: t3 << 8 | t2 << 4 | t1 (t1 <= t2 <= t3)
 #   K_DEAL, K_REMOVE_DRAW: type;  K_REVEAL: card number
 # pay12 (advance, terrain only): for each terrain t, unguaranteed spent << 4t | guaranteed spent << 4t+2.

@@ -4,6 +4,7 @@ table the search drives without the GIL. The rulings are in ``islet.pyx``'s docs
 
 from libc.math cimport exp
 from libc.stdint cimport int32_t, uint64_t
+from libc.stdlib cimport qsort
 from libc.string cimport memset
 
 from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, rng_below
@@ -44,10 +45,10 @@ cdef Move decode(int32_t a) noexcept nogil:
         m.cell = payload & 255
         m.type = (payload >> 8) & 15
     elif m.kind == K_ADVANCE:
-        m.cell = payload & 255
+        m.cell = (payload >> 12) & 255
         for t in range(3):
-            m.pay.tu[t] = (payload >> (8 + 4 * t)) & 3
-            m.pay.tg[t] = (payload >> (10 + 4 * t)) & 3
+            m.pay.tu[t] = (payload >> (4 * t)) & 3
+            m.pay.tg[t] = (payload >> (2 + 4 * t)) & 3
     elif m.kind == K_START:
         m.cell = payload & 255
     elif m.kind == K_LAY:
@@ -72,9 +73,9 @@ cdef int32_t encode(const Move* m) noexcept nogil:
     if m.kind == K_PLACE:
         payload = (m.type << 8) | m.cell
     elif m.kind == K_ADVANCE:
-        payload = m.cell
+        payload = m.cell << 12
         for t in range(3):
-            payload |= (m.pay.tu[t] << (8 + 4 * t)) | (m.pay.tg[t] << (10 + 4 * t))
+            payload |= (m.pay.tu[t] << (4 * t)) | (m.pay.tg[t] << (2 + 4 * t))
     elif m.kind == K_START:
         payload = m.cell
     elif m.kind == K_LAY:
@@ -106,19 +107,28 @@ cdef inline void neighbour_xy(int x, int y, int k, int* nx, int* ny) noexcept no
         ny[0] = y + 1 if (x + y) & 1 else y - 1
 
 
+cdef inline int cell_hash(int x, int y) noexcept nogil:
+    return (((x + 128) * 40503 + (y + 128) * 2654435) >> 4) & (CELL_HASH - 1)
+
+
 cdef int find_cell(const Islet* s, int x, int y) noexcept nogil:
-    cdef int c
-    for c in range(s.num_cells):
+    cdef int h = cell_hash(x, y), c
+    while s.cell_at[h]:
+        c = s.cell_at[h] - 1
         if s.cell[c].x == x and s.cell[c].y == y:
             return c
+        h = (h + 1) & (CELL_HASH - 1)
     return NO_CELL
 
 
 cdef int new_cell(Islet* s, int x, int y) noexcept nogil:
     """A sea cell at (x, y), linked both ways to the cells already beside it."""
-    cdef int c = s.num_cells, k, n, nx, ny, j
+    cdef int c = s.num_cells, k, n, nx, ny, j, h = cell_hash(x, y)
     cdef Cell* cell = &s.cell[c]
     s.num_cells += 1
+    while s.cell_at[h]:
+        h = (h + 1) & (CELL_HASH - 1)
+    s.cell_at[h] = c + 1
     cell.x = x
     cell.y = y
     cell.height = 0
@@ -389,6 +399,34 @@ cdef void apply_pay(Islet* s, Seat* p, const Pay* pay, int nest_res) noexcept no
 # ---------------------------------------------------------------------------------------------------------------------
 # Legal actions
 # ---------------------------------------------------------------------------------------------------------------------
+cdef int cmp_int32(const void* a, const void* b) noexcept nogil:
+    cdef int32_t x = (<const int32_t*>a)[0], y = (<const int32_t*>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef void sort_actions(int32_t* a, int n) noexcept nogil:
+    """The generators emit placements and advances in ascending order and kinds in order, so most lists are sorted
+    already; short ones get an insertion sort, long unsorted ones (many ways to lay) qsort."""
+    cdef int i, j, out_of_order = 0
+    cdef int32_t v
+    for i in range(1, n):
+        out_of_order += a[i] < a[i - 1]
+    if out_of_order == 0:
+        return
+    if n > 24 and out_of_order > 4:
+        qsort(a, n, sizeof(int32_t), cmp_int32)
+        return
+    for i in range(1, n):
+        v = a[i]
+        if v >= a[i - 1]:
+            continue
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
 cdef int sea_placement_ok(const Islet* s, int c) noexcept nogil:
     """A first tile goes on a sea cell; solo: one that touches only the pawn's islet."""
     if s.cell[c].height != 0:
@@ -415,16 +453,6 @@ cdef bint can_place_more(const Islet* s) noexcept nogil:
     return False
 
 
-cdef int push_placements(const Islet* s, int c, int32_t* out, int n) noexcept nogil:
-    cdef const Seat* p = &s.seat[s.active]
-    cdef int t
-    for t in range(NUM_TYPES):
-        if p.hand[t]:
-            out[n] = act(K_PLACE, (t << 8) | c)
-            n += 1
-    return n
-
-
 cdef bint has_exit(const Islet* s, const Seat* q, int seat, int d) noexcept nogil:
     """After entering cell ``d`` (which holds another pawn) with the resources ``q`` has left, can the pawn still
     advance to a cell without another pawn? (Ruling: no step may lead into a position with no legal action.)"""
@@ -438,35 +466,66 @@ cdef bint has_exit(const Islet* s, const Seat* q, int seat, int d) noexcept nogi
     return False
 
 
-cdef int push_advance(const Islet* s, int d, bint always_pay, int32_t* out, int n) noexcept nogil:
-    cdef int seat = s.active, k, count
-    cdef const Seat* p = &s.seat[seat]
-    cdef Seat q
-    cdef Pay pays[8]
+# The payment codes for one terrain card of each terrain, ascending, computed once per legal-action list.
+cdef struct PayTable:
+    int ready[3]
+    int count[3]
+    Pay pays[3][8]
+    int32_t codes[3][8]
+
+
+cdef void pays_for(const Seat* p, int t, PayTable* table) noexcept nogil:
+    cdef int k, j
+    cdef Pay tmp
+    cdef int32_t code
     cdef Move m
-    cdef int here = p.pawn
-    cdef bint occupied = pawn_of_other(s, seat, d)
-    if visited(s, d):
-        return n
+    if table.ready[t]:
+        return
+    table.ready[t] = 1
+    table.count[t] = terrain_pays(p, t, table.pays[t])
     memset(&m, 0, sizeof(Move))
     m.kind = K_ADVANCE
-    m.cell = d
-    if not always_pay and here != NO_CELL and terrain_of(s.cell[here].top) == terrain_of(s.cell[d].top):
+    for k in range(table.count[t]):
+        m.pay = table.pays[t][k]
+        table.codes[t][k] = encode(&m)
+    for k in range(1, table.count[t]):         # insertion sort by code, keeping the pays beside
+        j = k
+        while j > 0 and table.codes[t][j - 1] > table.codes[t][j]:
+            code = table.codes[t][j]
+            table.codes[t][j] = table.codes[t][j - 1]
+            table.codes[t][j - 1] = code
+            tmp = table.pays[t][j]
+            table.pays[t][j] = table.pays[t][j - 1]
+            table.pays[t][j - 1] = tmp
+            j -= 1
+
+
+cdef int push_advance(const Islet* s, int d, bint always_pay, PayTable* table, int32_t* out,
+                      int n) noexcept nogil:
+    cdef int seat = s.active, k, t, terrain
+    cdef const Seat* p = &s.seat[seat]
+    cdef Seat q
+    cdef int here = p.pawn
+    cdef bint occupied = pawn_of_other(s, seat, d)
+    cdef int32_t base = act(K_ADVANCE, d << 12)
+    if visited(s, d):
+        return n
+    terrain = terrain_of(s.cell[d].top)
+    if not always_pay and here != NO_CELL and terrain_of(s.cell[here].top) == terrain:
         if occupied and not has_exit(s, p, seat, d):
             return n
-        out[n] = encode(&m)
+        out[n] = base
         return n + 1
-    count = terrain_pays(p, terrain_of(s.cell[d].top), pays)
-    for k in range(count):
+    pays_for(p, terrain, table)
+    for k in range(table.count[terrain]):
         if occupied:
             q = p[0]
             for t in range(3):
-                q.cards[t] -= pays[k].tu[t]
-                q.used[t] += pays[k].tg[t]
+                q.cards[t] -= table.pays[terrain][k].tu[t]
+                q.used[t] += table.pays[terrain][k].tg[t]
             if not has_exit(s, &q, seat, d):
                 continue
-        m.pay = pays[k]
-        out[n] = encode(&m)
+        out[n] = base | table.codes[terrain][k]
         n += 1
     return n
 
@@ -532,36 +591,23 @@ cdef int push_steps(const Islet* s, int32_t* out, int n) noexcept nogil:
     """Every ADVANCE and LAY the active seat may take now."""
     cdef const Seat* p = &s.seat[s.active]
     cdef int here = p.pawn, c, k, other
+    cdef PayTable table
+    table.ready[0] = table.ready[1] = table.ready[2] = 0
     if here == NO_CELL:
         for c in range(s.num_cells):
             if is_land(s, c) and is_shore(s, c):
-                n = push_advance(s, c, True, out, n)
+                n = push_advance(s, c, True, &table, out, n)
         return n
     for k in range(3):
         c = s.cell[here].nb[k]
         if is_land(s, c):
-            n = push_advance(s, c, False, out, n)
+            n = push_advance(s, c, False, &table, out, n)
     if s.solo:
         other = 1 - s.cell[here].islet
         for c in range(s.num_cells):
             if is_land(s, c) and s.cell[c].islet == other and s.cell[c].top == s.cell[here].top:
-                n = push_advance(s, c, True, out, n)
+                n = push_advance(s, c, True, &table, out, n)
     return push_lays(s, out, n)
-
-
-cdef void sort_actions(int32_t* a, int n) noexcept nogil:
-    """Insertion sort: the lists come out of the generators nearly ascending (kinds in order, cells mostly so)."""
-    cdef int i, j
-    cdef int32_t v
-    for i in range(1, n):
-        v = a[i]
-        if v >= a[i - 1]:
-            continue
-        j = i - 1
-        while j >= 0 and a[j] > v:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = v
 
 
 cdef int i_legal_actions(const void* ptr, int32_t* out) noexcept nogil:
@@ -576,9 +622,12 @@ cdef int i_legal_actions(const void* ptr, int32_t* out) noexcept nogil:
                 n += 1
     elif s.phase == PH_TURN:
         if p.hand_n:
-            for c in range(s.num_cells):
-                if sea_placement_ok(s, c):
-                    n = push_placements(s, c, out, n)
+            for t1 in range(NUM_TYPES):         # ids are type << 8 | cell: type outer keeps them ascending
+                if p.hand[t1]:
+                    for c in range(s.num_cells):
+                        if sea_placement_ok(s, c):
+                            out[n] = act(K_PLACE, (t1 << 8) | c)
+                            n += 1
         if s.solo:
             for t1 in range(NUM_TYPES):
                 h[t1] = p.hand[t1]
@@ -596,10 +645,13 @@ cdef int i_legal_actions(const void* ptr, int32_t* out) noexcept nogil:
                 out[n] = act(K_END, 0)
                 n += 1
     elif s.phase == PH_EXPLORE:
-        for k in range(3):
-            c = s.cell[s.last_cell].nb[k]
-            if upper_placement_ok(s, c):
-                n = push_placements(s, c, out, n)
+        for t1 in range(NUM_TYPES):
+            if p.hand[t1]:
+                for k in range(3):
+                    c = s.cell[s.last_cell].nb[k]
+                    if upper_placement_ok(s, c):
+                        out[n] = act(K_PLACE, (t1 << 8) | c)
+                        n += 1
         out[n] = act(K_STOP, 0)
         n += 1
     elif s.phase == PH_DISCARD:
@@ -740,7 +792,7 @@ cdef void i_apply(void* ptr, int32_t a) noexcept nogil:
     cdef Islet* s = <Islet*>ptr
     cdef Move m = decode(a)
     cdef Seat* p = &s.seat[s.active]
-    cdef int c, covered, terrain, gain, k, islet, total
+    cdef int c, covered, terrain, gain, k, islet
     if m.kind == K_DEAL:
         take_from_bag(s, m.type)
         s.left -= 1
@@ -977,7 +1029,7 @@ cdef void i_determinize(void* ptr, int seat, Rng* rng) noexcept nogil:
     stays in the bag. Everything else is public."""
     cdef Islet* s = <Islet*>ptr
     cdef int pool[NUM_TYPES]
-    cdef int total = s.bag_n, o, t, k, pick
+    cdef int total = s.bag_n, o, t, _k, pick
     for t in range(NUM_TYPES):
         pool[t] = s.bag[t]
     for o in range(s.num_players):
@@ -989,7 +1041,7 @@ cdef void i_determinize(void* ptr, int seat, Rng* rng) noexcept nogil:
     for o in range(s.num_players):
         if o == seat:
             continue
-        for k in range(s.seat[o].hand_n):
+        for _k in range(s.seat[o].hand_n):
             pick = rng_below(rng, total)
             for t in range(NUM_TYPES):
                 pick -= pool[t]

@@ -128,6 +128,13 @@ def suggest(args: argparse.Namespace) -> int:
     return 0
 
 
+# Every registered game's options become flags of `atoll play` (e.g. --eggs 6 for islet_solo).
+OPTION_HELP: dict[str, list[str]] = {}
+for _name in engine_ext.GAMES:
+    for _option in engine_ext.game_info(_name).options:
+        OPTION_HELP.setdefault(_option.name, []).append(f"{_name}: {_option.describe()}")
+OPTION_NAMES = frozenset(OPTION_HELP)
+
 PLAY_HELP = """commands:
   <move text>   play a move, written as `moves` lists it (e.g. Pass, move red:5 (2,-1)->(3,-1))
   moves         the legal moves (all of them with `moves all`)
@@ -157,13 +164,18 @@ def play(args: argparse.Namespace) -> int:
 
     info = engine_ext.game_info(args.game)
     seed = args.seed if args.seed is not None else secrets.randbits(63)
+    if args.players is None:
+        args.players = max(info.min_players, min(2, info.max_players))
     me = args.seat
     if not 0 <= me < args.players:
         print(f"atoll play: --seat must be 0..{args.players - 1}", file=sys.stderr)
         return 2
     bots = [None if seat == me else game_loop.BotSettings(iterations=args.iterations) for seat in range(args.players)]
+    options = {name: value for name, value in vars(args).items() if name in OPTION_NAMES and value is not None}
     try:
-        position = game_loop.Position(game_loop.new_game(args.game, args.players, seed))
+        for name in options:
+            info.option(name)  # InvalidOption when this game has no such option
+        position = game_loop.Position(game_loop.new_game(args.game, args.players, seed, options))
     except ValueError as err:
         print(f"atoll play: {err}", file=sys.stderr)
         return 2
@@ -333,8 +345,10 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.set_defaults(run=serve)
     cmd = commands.add_parser("play", help="play a game against bots in the terminal")
     cmd.add_argument("game", choices=engine_ext.GAMES)
-    cmd.add_argument("--players", type=int, default=2)
+    cmd.add_argument("--players", type=int, default=None, help="default: 2, or the game's only seat count")
     cmd.add_argument("--seat", type=int, default=0)
+    for name, helps in OPTION_HELP.items():
+        cmd.add_argument(f"--{name}", default=None, help="game option: " + "; ".join(helps))
     cmd.add_argument("--seed", type=int, default=None, help="a fixed seed makes the deal predictable (default: secret)")
     cmd.add_argument("--iterations", type=int, default=1000)
     cmd.set_defaults(run=play)

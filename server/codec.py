@@ -239,6 +239,83 @@ def _survive_from_proto(msg: pb.SurviveObservation) -> dict:
     }
 
 
+def _islet_to_proto(obs: dict) -> pb.IsletObservation:
+    control = {k: v for k, v in obs["control"].items() if v is not None}
+    msg = pb.IsletObservation(
+        players=obs["players"],
+        seat=obs["seat"],
+        current_player=obs["current_player"],
+        control=pb.IsletControl(**control),
+        tiles=[pb.IsletTile(cell=cell, type=kind) for cell, kind in obs["tiles"]],
+        laid_eggs=[pb.IsletEgg(cell=cell, seat=owner) for cell, owner in obs["eggs"]],
+        stacks=obs["stacks"],
+        bag_size=obs["bag_size"],
+    )
+    for entry in obs["seats"]:
+        msg.seats.add(**entry)
+    if "options" in obs:
+        msg.eggs = obs["options"]["eggs"]
+        msg.removed.update(obs["removed"])
+        msg.day_cards.extend(obs["cards"]["day"])
+        msg.night_cards.extend(obs["cards"]["night"])
+        msg.deck.extend(obs["deck"])
+    return msg
+
+
+def _islet_from_proto(game: str) -> Callable[[pb.IsletObservation], dict]:
+    def convert(msg: pb.IsletObservation) -> dict:
+        ctrl = msg.control
+        control = {
+            "phase": ctrl.phase,
+            "active": ctrl.active,
+            "round": ctrl.round,
+            "final_round": ctrl.final_round if ctrl.HasField("final_round") else None,
+            "left": ctrl.left,
+            "placed": ctrl.placed,
+            "last_cell": ctrl.last_cell if ctrl.HasField("last_cell") else None,
+            "steps": ctrl.steps,
+            "visited": list(ctrl.visited),
+            "refill_islet": ctrl.refill_islet,
+            "won": ctrl.won if ctrl.HasField("won") else None,
+        }
+        obs = {"game": game, "players": msg.players}
+        if game == "islet_solo":
+            obs["options"] = {"eggs": msg.eggs}
+        obs.update(
+            seat=msg.seat,
+            current_player=msg.current_player,
+            control=control,
+            tiles=[[t.cell, t.type] for t in msg.tiles],
+            eggs=[[e.cell, e.seat] for e in msg.laid_eggs],
+            stacks=dict(msg.stacks),
+        )
+        if game == "islet_solo":
+            obs["removed"] = dict(msg.removed)
+            obs["cards"] = {"day": list(msg.day_cards), "night": list(msg.night_cards)}
+            obs["deck"] = list(msg.deck)
+        obs["bag_size"] = msg.bag_size
+        seats = []
+        for k, entry in enumerate(msg.seats):
+            seat = {
+                "hand_size": entry.hand_size,
+                "cards": dict(entry.cards),
+                "guaranteed": dict(entry.guaranteed),
+                "used": dict(entry.used),
+                "free_eggs": entry.free_eggs,
+                "laid": entry.laid,
+                "pawn": entry.pawn,
+            }
+            if k == msg.seat:
+                seat["hand"] = dict(entry.hand)
+            elif entry.hand:
+                raise CodecError(f"seats[{k}].hand", "another seat's hand tiles are not visible")
+            seats.append(seat)
+        obs["seats"] = seats
+        return obs
+
+    return convert
+
+
 DEFAULT_MAX_LENGTH = 64
 
 
@@ -274,6 +351,31 @@ CODECS: dict[str, WireCodec] = {
             "declined": 5,
         },
     ),
+    **{
+        game: WireCodec(
+            view="islet",
+            to_proto=_islet_to_proto,
+            from_proto=_islet_from_proto(game),
+            max_bytes=16_384,
+            max_lengths={
+                "tiles": 90,
+                "laid_eggs": 34,
+                "seats": 4,
+                "visited": 192,
+                "deck": 13,
+                "day_cards": 2,
+                "night_cards": 2,
+                "stacks": 6,
+                "removed": 9,
+                "cards": 6,
+                "guaranteed": 6,
+                "used": 6,
+                "hand": 9,
+            },
+            fields=None,
+        )
+        for game in ("islet", "islet_solo")
+    },
     **{
         game: WireCodec(
             view=game,

@@ -16,12 +16,34 @@ def _nonzero(counts):
 
 
 def seat(hand=None, cards=None, guaranteed=None, used=None, laid=0, pawn="sea", free_eggs=None):
-    return {"hand": dict(hand or {}), "cards": dict(cards or {}), "guaranteed": dict(guaranteed or {}),
-            "used": dict(used or {}), "laid": laid, "pawn": pawn, "free_eggs": free_eggs}
+    return {
+        "hand": dict(hand or {}),
+        "cards": dict(cards or {}),
+        "guaranteed": dict(guaranteed or {}),
+        "used": dict(used or {}),
+        "laid": laid,
+        "pawn": pawn,
+        "free_eggs": free_eggs,
+    }
 
 
-def position(start=None, placed=(), seats=None, players=2, phase="turn", active=0, round=1, final_round=None,
-             solo=False, eggs=10, egg_cells=(), cards=None, deck=None, removed=None, **control):
+def position(
+    start=None,
+    placed=(),
+    seats=None,
+    players=2,
+    phase="turn",
+    active=0,
+    round=1,
+    final_round=None,
+    solo=False,
+    eggs=10,
+    egg_cells=(),
+    cards=None,
+    deck=None,
+    removed=None,
+    **control,
+):
     """A state from its parts: ``start`` the start islet's tile types (6, solo 12), ``placed`` further [cell, type]
     placements in order, ``seats`` from ``seat()``, ``egg_cells`` [cell, owner] pairs. Stacks and the bag hold the
     rest; free eggs default to what is left."""
@@ -55,9 +77,17 @@ def position(start=None, placed=(), seats=None, players=2, phase="turn", active=
         "game": "islet_solo" if solo else "islet",
         "players": players,
         "control": {
-            "phase": phase, "active": active, "round": round, "final_round": final_round, "left": 0, "placed": 0,
-            "last_cell": None, "steps": 0, "visited": [pawn] if pawn != "sea" and phase in ("turn", "move") else [],
-            "refill_islet": 0, "won": None,
+            "phase": phase,
+            "active": active,
+            "round": round,
+            "final_round": final_round,
+            "left": 0,
+            "placed": 0,
+            "last_cell": None,
+            "steps": 0,
+            "visited": [pawn] if pawn != "sea" and phase in ("turn", "move") else [],
+            "refill_islet": 0,
+            "won": None,
         },
         "tiles": tiles,
         "eggs": [list(e) for e in egg_cells],

@@ -10,6 +10,7 @@ from engine_ext import IllegalAction
 
 # Start islet: (-1,0) up, (0,0) down, (1,0) up / (-1,1) down, (0,1) up, (1,1) down; (-1,0)-(-1,1) and (1,0)-(1,1)
 # are joined vertically; the sea cells are (-2,0) (0,-1) (2,0) (-2,1) (0,2) (2,1).
+SOLO_WATER = ["water/leaves"] * 6 + ["clay/branches"] * 6
 SEA = {"(-2,0)", "(0,-1)", "(2,0)", "(-2,1)", "(0,2)", "(2,1)"}
 
 
@@ -77,8 +78,9 @@ def test_further_tiles_go_beside_the_last_tile_placed():
 def test_further_tiles_avoid_birds_and_eggs():
     state = position(seats=[seat(hand={"water/leaves": 4}), seat(hand={"sand/leaves": 4}, pawn="(1,0)")])
     assert cells_of(texts(play(state, "place water/leaves @(2,0)")), "place") == set()
-    state = position(seats=[seat(hand={"water/leaves": 4}), seat(hand={"sand/leaves": 4}, laid=1)],
-                     egg_cells=[("(1,0)", 1)])
+    state = position(
+        seats=[seat(hand={"water/leaves": 4}), seat(hand={"sand/leaves": 4}, laid=1)], egg_cells=[("(1,0)", 1)]
+    )
     assert cells_of(texts(play(state, "place water/leaves @(2,0)")), "place") == set()
 
 
@@ -94,11 +96,23 @@ def test_further_tiles_ascend():
 
 
 def test_at_most_four_tiles_per_explore():
-    state = position(placed=[("(1,1)", "clay/flowers"), ("(1,1)", "clay/flowers"), ("(0,1)", "sand/leaves"),
-                             ("(0,1)", "sand/leaves"), ("(0,1)", "sand/leaves")],
-                     seats=[seat(hand={"water/leaves": 4}), seat()])
-    state = play(state, "place water/leaves @(2,0)", "place water/leaves @(1,0)", "place water/leaves @(1,1)",
-                 "place water/leaves @(0,1)")
+    state = position(
+        placed=[
+            ("(1,1)", "clay/flowers"),
+            ("(1,1)", "clay/flowers"),
+            ("(0,1)", "sand/leaves"),
+            ("(0,1)", "sand/leaves"),
+            ("(0,1)", "sand/leaves"),
+        ],
+        seats=[seat(hand={"water/leaves": 4}), seat()],
+    )
+    state = play(
+        state,
+        "place water/leaves @(2,0)",
+        "place water/leaves @(1,0)",
+        "place water/leaves @(1,1)",
+        "place water/leaves @(0,1)",
+    )
     assert state.current_player() == engine_ext.CHANCE  # drawing: the 4th tile ended the placements
 
 
@@ -126,11 +140,17 @@ def test_tile_on_the_same_terrain_gives_that_terrain():
     assert gained("clay/leaves", "clay/flowers") == {"clay": 2}
 
 
-@pytest.mark.parametrize(("under", "placed", "nest"), [
-    ("water/leaves", "sand/leaves", "branches"), ("sand/leaves", "water/leaves", "branches"),
-    ("water/leaves", "clay/leaves", "leaves"), ("clay/leaves", "water/leaves", "leaves"),
-    ("sand/leaves", "clay/leaves", "flowers"), ("clay/leaves", "sand/leaves", "flowers"),
-])
+@pytest.mark.parametrize(
+    ("under", "placed", "nest"),
+    [
+        ("water/leaves", "sand/leaves", "branches"),
+        ("sand/leaves", "water/leaves", "branches"),
+        ("water/leaves", "clay/leaves", "leaves"),
+        ("clay/leaves", "water/leaves", "leaves"),
+        ("sand/leaves", "clay/leaves", "flowers"),
+        ("clay/leaves", "sand/leaves", "flowers"),
+    ],
+)
 def test_tile_on_another_terrain_gives_the_nest_of_the_pair(under, placed, nest):
     terrain = placed.split("/")[0]
     assert gained(under, placed) == {terrain: 1, nest: 1}
@@ -157,8 +177,9 @@ def test_the_hand_is_refilled_to_four_from_the_bag():
 
 
 def test_above_eight_unguaranteed_resources_the_player_returns_cards():
-    state = position(seats=[seat(hand={"water/leaves": 1}, cards={"water": 4, "leaves": 4}, guaranteed={"sand": 2}),
-                            seat()])
+    state = position(
+        seats=[seat(hand={"water/leaves": 1}, cards={"water": 4, "leaves": 4}, guaranteed={"sand": 2}), seat()]
+    )
     state = play(state, "place water/leaves @(2,0)")
     while state.current_player() == engine_ext.CHANCE:
         state.apply(state.chance_outcomes()[0][0])
@@ -190,8 +211,11 @@ def test_advance_to_another_terrain_costs_a_terrain_card_of_the_destination():
 
 def test_advance_paid_with_a_guaranteed_resource():
     start = ["sand/leaves", "sand/leaves", "clay/leaves", "sand/leaves", "sand/leaves", "sand/leaves"]
-    moves = [m for m in texts(mover(start=start, pawn="(0,0)", guaranteed={"clay": 1, "water": 1},
-                                    cards={"water": 1})) if "(1,0)" in m]
+    moves = [
+        m
+        for m in texts(mover(start=start, pawn="(0,0)", guaranteed={"clay": 1, "water": 1}, cards={"water": 1}))
+        if "(1,0)" in m
+    ]
     assert set(moves) == {"advance (1,0) pay *clay", "advance (1,0) pay water+*water"}
 
 
@@ -200,8 +224,10 @@ def test_advance_from_the_sea_reaches_shore_tiles_and_always_pays():
     advances = {m.split()[1] for m in texts(state) if m.startswith("advance")}
     assert advances == {"(-1,0)", "(0,0)", "(1,0)", "(-1,1)", "(0,1)", "(1,1)"}  # all six touch the sea
     assert all(m.endswith("pay sand") for m in texts(state) if m.startswith("advance"))
-    state = position(placed=[("(0,-1)", "sand/leaves"), ("(2,0)", "sand/leaves"), ("(-2,0)", "sand/leaves")],
-                     seats=[seat(hand={"water/leaves": 4}, cards={"sand": 1}), seat()])
+    state = position(
+        placed=[("(0,-1)", "sand/leaves"), ("(2,0)", "sand/leaves"), ("(-2,0)", "sand/leaves")],
+        seats=[seat(hand={"water/leaves": 4}, cards={"sand": 1}), seat()],
+    )
     assert "advance (0,0) pay sand" not in texts(state)  # (0,0) is inland now
 
 
@@ -222,8 +248,9 @@ def test_entering_another_birds_tile_needs_a_way_out():
     start = ["sand/leaves", "sand/leaves", "sand/leaves", "sand/leaves", "sand/leaves", "clay/leaves"]
     state = position(start=start, seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)"), seat(pawn="(1,0)")])
     assert "advance (1,0)" not in texts(state)
-    state = position(start=start, seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)", cards={"clay": 1}),
-                                         seat(pawn="(1,0)")])
+    state = position(
+        start=start, seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)", cards={"clay": 1}), seat(pawn="(1,0)")]
+    )
     assert "advance (1,0)" in texts(state)
 
 
@@ -268,8 +295,9 @@ def test_a_spent_guaranteed_resource_cannot_pay_again_this_turn():
 def test_two_identical_terrains_transform_into_another_terrain():
     start = ["sand/leaves", "sand/leaves", "water/leaves", "sand/leaves", "sand/leaves", "sand/leaves"]
     assert "advance (1,0) pay clay+clay" in texts(mover(start=start, pawn="(0,0)", cards={"clay": 2}))
-    assert "advance (1,0) pay sand+*sand" in texts(mover(start=start, pawn="(0,0)", cards={"sand": 1},
-                                                         guaranteed={"sand": 1}))
+    assert "advance (1,0) pay sand+*sand" in texts(
+        mover(start=start, pawn="(0,0)", cards={"sand": 1}, guaranteed={"sand": 1})
+    )
 
 
 def test_two_different_terrains_transform_into_their_nest():
@@ -287,8 +315,9 @@ def test_a_transformed_card_feeds_a_further_transform():
 def test_a_transform_needs_no_card_in_any_stack():
     start = ["sand/leaves", "sand/leaves", "clay/leaves", "sand/leaves", "sand/leaves", "sand/leaves"]
     other = seat(cards={"clay": 8}, guaranteed={"clay": 2}, pawn="(1,1)", hand={"sand/leaves": 1})
-    state = position(start=start, seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)", cards={"water": 2, "clay": 2}),
-                                         other])
+    state = position(
+        start=start, seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)", cards={"water": 2, "clay": 2}), other]
+    )
     assert obs(state)["stacks"]["clay"] == 0
     assert "advance (1,0) pay water+water" in texts(state)
 
@@ -310,7 +339,11 @@ def test_paying_returns_cards_to_their_stacks():
     state = play(state, "lay pay flowers,flowers,sand+clay guarantee leaves")
     after = obs(state)["stacks"]
     assert (after["flowers"], after["sand"], after["clay"], after["leaves"]) == (
-        before["flowers"] + 2, before["sand"] + 1, before["clay"] + 1, before["leaves"] - 1)
+        before["flowers"] + 2,
+        before["sand"] + 1,
+        before["clay"] + 1,
+        before["leaves"] - 1,
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -323,8 +356,10 @@ def test_a_lay_costs_three_nest_cards_of_the_tiles_nest():
 
 
 def test_no_lay_on_an_egg_or_beside_another_bird_on_the_tile():
-    state = position(seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)", cards={"leaves": 3}), seat(laid=1)],
-                     egg_cells=[("(0,0)", 1)])
+    state = position(
+        seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)", cards={"leaves": 3}), seat(laid=1)],
+        egg_cells=[("(0,0)", 1)],
+    )
     assert not [m for m in texts(state) if m.startswith("lay")]
     state = position(seats=[seat(hand={"water/leaves": 4}, pawn="(1,0)", cards={"leaves": 3}), seat(pawn="(0,0)")])
     state = play(state, "advance (0,0)")
@@ -334,8 +369,10 @@ def test_no_lay_on_an_egg_or_beside_another_bird_on_the_tile():
 def test_with_two_free_eggs_a_lay_gains_a_guaranteed_resource_of_choice():
     state = mover(pawn="(0,0)", cards={"leaves": 3})
     lays = [m for m in texts(state) if m.startswith("lay")]
-    assert lays == [f"lay pay leaves,leaves,leaves guarantee {r}"
-                    for r in ("water", "sand", "clay", "leaves", "branches", "flowers")]
+    assert lays == [
+        f"lay pay leaves,leaves,leaves guarantee {r}"
+        for r in ("water", "sand", "clay", "leaves", "branches", "flowers")
+    ]
     state = play(state, "lay pay leaves,leaves,leaves guarantee branches")
     me = obs(state)["seats"][0]
     assert (me["laid"], me["free_eggs"], me["guaranteed"]) == (1, 8, {"branches": 1})
@@ -357,8 +394,12 @@ def test_a_guarantee_needs_a_card_in_its_stack():
 def test_with_no_type_to_guarantee_the_egg_is_laid_alone():
     # 4 players: every type is either guaranteed twice by seat 0 (water, flowers) or out of its stack.
     seats = [
-        seat(hand={"water/leaves": 4}, pawn="(0,0)", cards={"flowers": 1, "sand": 2, "leaves": 3, "branches": 2},
-             guaranteed={"flowers": 2, "water": 2}),
+        seat(
+            hand={"water/leaves": 4},
+            pawn="(0,0)",
+            cards={"flowers": 1, "sand": 2, "leaves": 3, "branches": 2},
+            guaranteed={"flowers": 2, "water": 2},
+        ),
         seat(cards={"sand": 4, "clay": 4}, guaranteed={"sand": 2, "clay": 2, "leaves": 2}),
         seat(cards={"leaves": 4, "branches": 4}, guaranteed={"sand": 2, "clay": 2, "branches": 2}),
         seat(cards={"clay": 4, "leaves": 1, "branches": 2}, guaranteed={"leaves": 2, "branches": 2, "sand": 2}),
@@ -373,21 +414,40 @@ def test_with_no_type_to_guarantee_the_egg_is_laid_alone():
 
 
 def test_a_lay_with_one_free_egg_guarantees_nothing():
-    state = position(seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)", cards={"leaves": 3},
-                                 guaranteed={"water": 2, "sand": 2, "clay": 2, "branches": 2}, laid=1), seat(laid=1)],
-                     egg_cells=[("(1,1)", 0), ("(-1,1)", 1)])
+    state = position(
+        seats=[
+            seat(
+                hand={"water/leaves": 4},
+                pawn="(0,0)",
+                cards={"leaves": 3},
+                guaranteed={"water": 2, "sand": 2, "clay": 2, "branches": 2},
+                laid=1,
+            ),
+            seat(laid=1),
+        ],
+        egg_cells=[("(1,1)", 0), ("(-1,1)", 1)],
+    )
     assert obs(state)["seats"][0]["free_eggs"] == 1
-    assert [m for m in texts(state) if m.startswith("lay pay leaves,leaves,leaves")] == [
-        "lay pay leaves,leaves,leaves"]
+    assert [m for m in texts(state) if m.startswith("lay pay leaves,leaves,leaves")] == ["lay pay leaves,leaves,leaves"]
     assert all("guarantee" not in m for m in texts(state))
     state = play(state, "lay pay leaves,leaves,leaves")
     assert obs(state)["seats"][0]["free_eggs"] == 0 and obs(state)["seats"][0]["laid"] == 2
 
 
 def test_with_no_free_egg_a_lay_releases_a_guaranteed_resource():
-    state = position(seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)", cards={"leaves": 3},
-                                 guaranteed={"water": 2, "sand": 2, "clay": 2, "branches": 2}, laid=2), seat(laid=1)],
-                     egg_cells=[("(1,1)", 0), ("(0,1)", 0), ("(-1,1)", 1)])
+    state = position(
+        seats=[
+            seat(
+                hand={"water/leaves": 4},
+                pawn="(0,0)",
+                cards={"leaves": 3},
+                guaranteed={"water": 2, "sand": 2, "clay": 2, "branches": 2},
+                laid=2,
+            ),
+            seat(laid=1),
+        ],
+        egg_cells=[("(1,1)", 0), ("(0,1)", 0), ("(-1,1)", 1)],
+    )
     lays = {m for m in texts(state) if m.startswith("lay pay leaves,leaves,leaves ")}
     assert lays == {f"lay pay leaves,leaves,leaves release {r}" for r in ("water", "sand", "clay", "branches")}
     before = obs(state)["stacks"]["sand"]
@@ -397,11 +457,20 @@ def test_with_no_free_egg_a_lay_releases_a_guaranteed_resource():
 
 
 def test_the_guaranteed_resource_paying_a_lay_may_be_the_one_released():
-    state = position(start=["sand/flowers"] * 6,
-                     seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)", cards={"flowers": 2},
-                                 guaranteed={"flowers": 1, "water": 2, "sand": 2, "clay": 2, "branches": 1},
-                                 laid=2), seat(laid=1)],
-                     egg_cells=[("(1,1)", 0), ("(0,1)", 0), ("(-1,1)", 1)])
+    state = position(
+        start=["sand/flowers"] * 6,
+        seats=[
+            seat(
+                hand={"water/leaves": 4},
+                pawn="(0,0)",
+                cards={"flowers": 2},
+                guaranteed={"flowers": 1, "water": 2, "sand": 2, "clay": 2, "branches": 1},
+                laid=2,
+            ),
+            seat(laid=1),
+        ],
+        egg_cells=[("(1,1)", 0), ("(0,1)", 0), ("(-1,1)", 1)],
+    )
     state = play(state, "lay pay flowers,flowers,*flowers release flowers")
     me = obs(state)["seats"][0]
     assert "flowers" not in me["guaranteed"] and me["used"] == {}
@@ -409,14 +478,15 @@ def test_the_guaranteed_resource_paying_a_lay_may_be_the_one_released():
 
 def test_a_guaranteed_resource_gained_is_usable_the_same_turn():
     start = ["sand/leaves", "sand/leaves", "clay/leaves", "sand/leaves", "sand/leaves", "sand/leaves"]
-    state = play(mover(start=start, pawn="(0,0)", cards={"leaves": 3}),
-                 "lay pay leaves,leaves,leaves guarantee clay")
+    state = play(mover(start=start, pawn="(0,0)", cards={"leaves": 3}), "lay pay leaves,leaves,leaves guarantee clay")
     assert "advance (1,0) pay *clay" in texts(state)
 
 
 def test_egg_heights_are_recorded_for_the_tie_break():
-    state = position(placed=[("(0,0)", "sand/leaves"), ("(0,0)", "sand/leaves")],
-                     seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)", cards={"leaves": 3}), seat()])
+    state = position(
+        placed=[("(0,0)", "sand/leaves"), ("(0,0)", "sand/leaves")],
+        seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)", cards={"leaves": 3}), seat()],
+    )
     state = play(state, "lay pay leaves,leaves,leaves guarantee clay")
     assert [c["height"] for c in state.cells() if c["egg"] == 0] == [3]
 
@@ -433,13 +503,14 @@ def last_egg_position(active, other, phase="turn"):
     seats[active].update(pawn="(0,0)", cards={"leaves": 3})
     placed = [(c, "clay/flowers") for c in ("(-2,0)", "(2,0)", "(-2,1)", "(2,1)", "(0,2)")]
     eggs = [(c, active) for c in ("(-1,0)", "(1,0)", "(-1,1)", "(0,1)", "(1,1)")] + [
-        (c, other) for c in ("(-2,0)", "(2,0)", "(-2,1)", "(2,1)", "(0,2)")]
+        (c, other) for c in ("(-2,0)", "(2,0)", "(-2,1)", "(2,1)", "(0,2)")
+    ]
     return position(placed=placed, seats=seats, active=active, egg_cells=eggs, players=4, phase=phase)
 
 
 def test_the_last_egg_ends_the_game_after_the_round():
     state = play(last_egg_position(0, 1), "lay pay leaves,leaves,leaves release clay", "end move")
-    for seat_to_play in (1, 2, 3):               # the round is completed
+    for seat_to_play in (1, 2, 3):  # the round is completed
         assert not state.is_terminal() and state.current_player() == seat_to_play
         state = explore_once(state)
         while state.current_player() == engine_ext.CHANCE:
@@ -456,9 +527,9 @@ def test_the_last_tile_from_the_bag_ends_the_game_one_round_later():
     state = drained(1, seats=[seat(hand={"water/leaves": 3}), seat(hand={"sand/leaves": 4})])
     assert state.observation(0)["bag_size"] == 1
     state = play(state, "place water/leaves @(2,0)", "stop exploring")
-    state.apply(state.chance_outcomes()[0][0])        # the last tile: round 1 is completed, then round 2
+    state.apply(state.chance_outcomes()[0][0])  # the last tile: round 1 is completed, then round 2
     assert state.observation(0)["control"]["final_round"] == 2 and state.current_player() == 1
-    for _ in range(3):                                 # seat 1 (round 1), seats 0 and 1 (round 2)
+    for _ in range(3):  # seat 1 (round 1), seats 0 and 1 (round 2)
         assert not state.is_terminal()
         state = explore_once(state)
     assert state.is_terminal()
@@ -474,13 +545,15 @@ def test_a_tie_goes_to_the_highest_egg_then_the_next():
     seats = [seat(laid=2), seat(laid=2)]
     placed = [("(0,0)", "sand/leaves"), ("(0,0)", "sand/leaves"), ("(1,1)", "sand/leaves")]
     # seat 0: heights 3 and 1; seat 1: heights 2 and 1
-    state = position(placed=placed, seats=seats, egg_cells=[("(0,0)", 0), ("(-1,0)", 0), ("(1,1)", 1),
-                                                            ("(1,0)", 1)], phase="over")
+    state = position(
+        placed=placed, seats=seats, egg_cells=[("(0,0)", 0), ("(-1,0)", 0), ("(1,1)", 1), ("(1,0)", 1)], phase="over"
+    )
     assert state.returns() == [1.0, 0.0]
     placed = [("(0,0)", "sand/leaves"), ("(1,1)", "sand/leaves"), ("(0,1)", "sand/leaves")]
     # seat 0: 2, 1; seat 1: 2, 2 → seat 1 wins on the second egg
-    state = position(placed=placed, seats=seats, egg_cells=[("(0,0)", 0), ("(-1,0)", 0), ("(1,1)", 1),
-                                                            ("(0,1)", 1)], phase="over")
+    state = position(
+        placed=placed, seats=seats, egg_cells=[("(0,0)", 0), ("(-1,0)", 0), ("(1,1)", 1), ("(0,1)", 1)], phase="over"
+    )
     assert state.returns() == [0.0, 1.0]
 
 
@@ -491,8 +564,7 @@ def test_a_tie_all_the_way_is_shared():
 
 
 def test_the_round_limit_ends_a_game():
-    state = position(seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)"), seat(pawn="(-1,1)")], round=200,
-                     active=1)
+    state = position(seats=[seat(hand={"water/leaves": 4}, pawn="(0,0)"), seat(pawn="(-1,1)")], round=200, active=1)
     state = play(state, "advance (0,1)", "end move")
     assert state.is_terminal()
 
@@ -519,8 +591,7 @@ def test_solo_setup_two_islets_four_cards_and_a_chosen_start():
 
 def test_solo_explore_only_beside_the_pawns_islet():
     assert cells_of(texts(solo()), "place") == SEA
-    assert cells_of(texts(solo(pawn="(10,0)")), "place") == {"(8,0)", "(10,-1)", "(12,0)", "(8,1)", "(10,2)",
-                                                             "(12,1)"}
+    assert cells_of(texts(solo(pawn="(10,0)")), "place") == {"(8,0)", "(10,-1)", "(12,0)", "(8,1)", "(10,2)", "(12,1)"}
 
 
 def test_solo_islets_never_touch():
@@ -533,12 +604,14 @@ def test_solo_islets_never_touch():
 def test_solo_move_starts_by_removing_three_tiles():
     state = solo(hand={"water/leaves": 2, "clay/flowers": 2})
     removals = [m for m in texts(state) if m.startswith("remove")]
-    assert removals == ["remove hand water/leaves,water/leaves,clay/flowers",
-                        "remove hand water/leaves,clay/flowers,clay/flowers", "remove bag"]
+    assert removals == [
+        "remove hand water/leaves,water/leaves,clay/flowers",
+        "remove hand water/leaves,clay/flowers,clay/flowers",
+        "remove bag",
+    ]
     state = play(state, "remove hand water/leaves,water/leaves,clay/flowers")
     view = obs(state)
-    assert view["seats"][0]["hand"] == {"clay/flowers": 1} and view["removed"] == {"water/leaves": 2,
-                                                                                   "clay/flowers": 1}
+    assert view["seats"][0]["hand"] == {"clay/flowers": 1} and view["removed"] == {"water/leaves": 2, "clay/flowers": 1}
     assert "end move" in texts(state)
 
 
@@ -565,25 +638,31 @@ def test_solo_removal_from_a_bag_with_fewer_than_three_loses():
 
 def test_solo_travel_between_identical_tiles_of_the_two_islets():
     start = ["water/leaves"] * 6 + ["sand/leaves", "water/leaves", "water/branches"] + ["clay/flowers"] * 3
-    state = position(start=start, seats=[seat(hand={"water/leaves": 1}, pawn="(0,0)", cards={"water": 1})],
-                     solo=True)
+    state = position(start=start, seats=[seat(hand={"water/leaves": 1}, pawn="(0,0)", cards={"water": 1})], solo=True)
     state = play(state, "remove bag")
     for _ in range(3):
         state.apply(state.chance_outcomes()[0][0])
     advances = [m for m in texts(state) if m.startswith("advance")]
-    assert "advance (10,0) pay water" in advances            # identical tile on the other islet: always paid
-    assert not [m for m in advances if "(11,0)" in m or "(9,0)" in m]   # not identical
-    state = play(position(start=start, seats=[seat(hand={"water/leaves": 3}, pawn="(0,0)")], solo=True),
-                 "remove hand water/leaves,water/leaves,water/leaves")
-    assert not [m for m in texts(state) if "(10,0)" in m]   # nothing to pay with
+    assert "advance (10,0) pay water" in advances  # identical tile on the other islet: always paid
+    assert not [m for m in advances if "(11,0)" in m or "(9,0)" in m]  # not identical
+    state = play(
+        position(start=start, seats=[seat(hand={"water/leaves": 3}, pawn="(0,0)")], solo=True),
+        "remove hand water/leaves,water/leaves,water/leaves",
+    )
+    assert not [m for m in texts(state) if "(10,0)" in m]  # nothing to pay with
 
 
 def test_solo_lay_discards_the_card_and_refills_the_other_islet():
-    state = position(start=["water/leaves"] * 6 + ["clay/branches"] * 6, seats=[seat(hand={"water/leaves": 1}, pawn="(0,0)",
-                                                               cards={"leaves": 3})], solo=True, phase="move",
-                     cards={"day": [1, 2], "night": [0, 0]}, deck=[3, 4, 5, 6, 7, 8])
+    state = position(
+        start=SOLO_WATER,
+        seats=[seat(hand={"water/leaves": 1}, pawn="(0,0)", cards={"leaves": 3})],
+        solo=True,
+        phase="move",
+        cards={"day": [1, 2], "night": [0, 0]},
+        deck=[3, 4, 5, 6, 7, 8],
+    )
     lays = [m for m in texts(state) if m.startswith("lay")]
-    assert lays and all(m.endswith("discard card 1") for m in lays)   # card 2 (sand) is not satisfied
+    assert lays and all(m.endswith("discard card 1") for m in lays)  # card 2 (sand) is not satisfied
     state = play(state, "lay pay leaves,leaves,leaves guarantee clay discard card 1")
     assert obs(state)["cards"]["day"] == [0, 2]
     for _ in range(2):
@@ -593,26 +672,42 @@ def test_solo_lay_discards_the_card_and_refills_the_other_islet():
 
 
 def test_solo_lay_with_both_cards_satisfied_chooses_the_discard():
-    state = position(start=["water/leaves"] * 6 + ["clay/branches"] * 6, seats=[seat(hand={"water/leaves": 1}, pawn="(0,0)",
-                                                               cards={"leaves": 3})], solo=True, phase="move",
-                     cards={"day": [1, 4], "night": [2, 3]})
+    state = position(
+        start=SOLO_WATER,
+        seats=[seat(hand={"water/leaves": 1}, pawn="(0,0)", cards={"leaves": 3})],
+        solo=True,
+        phase="move",
+        cards={"day": [1, 4], "night": [2, 3]},
+    )
     endings = {m.rsplit(" ", 1)[1] for m in texts(state) if m.startswith("lay")}
     assert endings == {"1", "4"}
 
 
 def test_solo_no_lay_without_a_satisfied_card():
-    state = position(start=["water/leaves"] * 6 + ["clay/branches"] * 6, seats=[seat(hand={"water/leaves": 1}, pawn="(0,0)",
-                                                               cards={"leaves": 3})], solo=True, phase="move",
-                     cards={"day": [2, 3], "night": [1, 4]})
+    state = position(
+        start=SOLO_WATER,
+        seats=[seat(hand={"water/leaves": 1}, pawn="(0,0)", cards={"leaves": 3})],
+        solo=True,
+        phase="move",
+        cards={"day": [2, 3], "night": [1, 4]},
+    )
     assert not [m for m in texts(state) if m.startswith("lay")]
 
 
 def test_solo_win_scores_the_tiles_left_in_the_bag():
-    state = position(start=["water/leaves"] * 6 + ["clay/branches"] * 6, seats=[seat(hand={"water/leaves": 1}, pawn="(0,0)",
-                                                               cards={"leaves": 3}, guaranteed={"sand": 1},
-                                                               laid=5, free_eggs=0)], solo=True, phase="move", eggs=6,
-                     cards={"day": [1, 0], "night": [0, 0]},
-                     egg_cells=[(c, 0) for c in ("(-1,0)", "(1,0)", "(-1,1)", "(0,1)", "(1,1)")])
+    state = position(
+        start=SOLO_WATER,
+        seats=[
+            seat(
+                hand={"water/leaves": 1}, pawn="(0,0)", cards={"leaves": 3}, guaranteed={"sand": 1}, laid=5, free_eggs=0
+            )
+        ],
+        solo=True,
+        phase="move",
+        eggs=6,
+        cards={"day": [1, 0], "night": [0, 0]},
+        egg_cells=[(c, 0) for c in ("(-1,0)", "(1,0)", "(-1,1)", "(0,1)", "(1,1)")],
+    )
     state = play(state, "lay pay leaves,leaves,leaves release sand discard card 1")
     assert state.is_terminal() and state.returns() == [1.0]
     assert state.scores() == [90 - 12 - 1] and state.band() == "ideal ecosystem"
@@ -674,9 +769,15 @@ def card_position(card, side, change):
     nest = conf["P"][-1].split("/")[1]
     cards = {"day": [card, 0], "night": [0, 0]} if side == "day" else {"day": [0, 0], "night": [card, 0]}
     laid = 1 if conf["egg"] else 0
-    return position(start=start, placed=placed, solo=True, cards=cards, phase="move",
-                    seats=[seat(hand={"water/leaves": 1}, pawn=names["P"], cards={nest: 3}, laid=laid)],
-                    egg_cells=[(names["L"], 0)] if conf["egg"] else [])
+    return position(
+        start=start,
+        placed=placed,
+        solo=True,
+        cards=cards,
+        phase="move",
+        seats=[seat(hand={"water/leaves": 1}, pawn=names["P"], cards={nest: 3}, laid=laid)],
+        egg_cells=[(names["L"], 0)] if conf["egg"] else [],
+    )
 
 
 @pytest.mark.parametrize(("card", "side"), list(CARD_CASES))
@@ -708,8 +809,7 @@ def test_determinize_deals_other_hands_from_the_unseen_tiles():
 
 def test_the_issue_examples_parse():
     state = mover(start=["sand/flowers"] * 6, pawn="(0,0)", cards={"flowers": 2, "sand": 1, "clay": 1})
-    for text in ("place water/leaves @(2,0)", "lay pay flowers,flowers,sand+clay guarantee leaves",
-                 "advance (1,0)"):
+    for text in ("place water/leaves @(2,0)", "lay pay flowers,flowers,sand+clay guarantee leaves", "advance (1,0)"):
         assert state.action_to_string(state.string_to_action(text)) == text
 
 
@@ -722,7 +822,8 @@ def test_bad_move_text_is_refused_with_the_legal_moves():
 
 
 def test_the_drawing_shows_heights_eggs_and_pawns():
-    state = position(placed=[("(0,0)", "clay/flowers")], seats=[seat(pawn="(1,0)", laid=1), seat()],
-                     egg_cells=[("(-1,0)", 0)])
+    state = position(
+        placed=[("(0,0)", "clay/flowers")], seats=[seat(pawn="(1,0)", laid=1), seat()], egg_cells=[("(-1,0)", 0)]
+    )
     drawing = str(state)
     assert "\\Cf2.." in drawing and "/Sl1A." in drawing and "/Sl1.a" in drawing and "~" in drawing

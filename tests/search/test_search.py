@@ -87,10 +87,14 @@ def random_decision_positions(name, players, count, seed):
     return positions
 
 
+# Seat counts the search tests use per game (others: 2).
+PLAYERS = {"survive": 3, "islet": 3, "islet_solo": 1}
+
+
 @pytest.mark.parametrize("name", engine_ext.GAMES)
 def test_never_returns_an_illegal_action(name):
-    players = 3 if name == "survive" else 2
-    count = 600 if name == "survive" else 1000
+    players = PLAYERS.get(name, 2)
+    count = 600 if name in ("survive", "islet", "islet_solo") else 1000
     for k, state in enumerate(random_decision_positions(name, players, count, seed=17)):
         seat = state.current_player()
         algorithm = TREE_ALGORITHMS[k % len(TREE_ALGORITHMS)]
@@ -143,7 +147,7 @@ def comparable(result):
 
 @pytest.mark.parametrize("name", engine_ext.GAMES)
 def test_search_reads_only_the_seats_observation(name):
-    players = 3 if name == "survive" else 2
+    players = PLAYERS.get(name, 2)
     positions = random_decision_positions(name, players, 60, seed=5)
     for state in positions[::12]:
         seat = state.current_player()

@@ -72,3 +72,23 @@ def test_games_lists_every_registered_game_with_its_options():
     for name in engine_ext.GAMES:
         assert f"{name}: " in out.stdout
     assert "hourglass" in out.stdout and "one of beach_forest, beach" in out.stdout
+
+
+def test_play_islet_solo_takes_its_egg_option_and_draws_the_cards():
+    out = atoll("play", "islet_solo", "--eggs", "6", "--seed", "2", "--iterations", "20", stdin="moves\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "Islet (solo), 1 players" in out.stdout and "free eggs 6" in out.stdout
+    assert "day cards (islet 1):" in out.stdout and "start @(" in out.stdout
+
+
+def test_play_refuses_an_option_of_another_game_and_a_bad_value():
+    out = atoll("play", "islet", "--eggs", "6", stdin="")
+    assert out.returncode == 2 and "islet has no option 'eggs'" in out.stderr
+    out = atoll("play", "islet_solo", "--eggs", "7", stdin="")
+    assert out.returncode == 2 and "must be one of 10, 6" in out.stderr
+
+
+def test_play_islet_against_bots_shows_only_own_hand():
+    out = atoll("play", "islet", "--players", "3", "--seed", "5", "--iterations", "20", stdin="board\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "your hand:" in out.stdout and "chance: draw a tile" in out.stdout

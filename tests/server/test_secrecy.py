@@ -24,17 +24,24 @@ FAST_BOT = pb.SeatConfig(is_bot=True, bot=pb.BotSettings(iterations=40))
 
 def true_state(db, game_id: str) -> engine_ext.State:
     """The hosted game as the server holds it, rebuilt from its stored seed and move log."""
+    state = _setup(GameRecord(*_record_row(db, game_id)))
+    for action in _moves(db, game_id):
+        state.apply(action)
+    return state
+
+
+def _record_row(db, game_id: str) -> tuple:
     with sqlite3.connect(db) as con:
         row = con.execute(
             "SELECT id, game, players, seed, options, seats, token_hashes, seed_scheme FROM games WHERE id=?",
             (game_id,),
         ).fetchone()
-        moves = [a for (a,) in con.execute("SELECT action FROM moves WHERE game_id=? ORDER BY n", (game_id,))]
-    record = GameRecord(row[0], row[1], row[2], seed_value(row[3]), *(json.loads(x) for x in row[4:7]), row[7])
-    state = _setup(record)
-    for action in moves:
-        state.apply(action)
-    return state
+    return (row[0], row[1], row[2], seed_value(row[3]), *(json.loads(x) for x in row[4:7]), row[7])
+
+
+def _moves(db, game_id: str) -> list[int]:
+    with sqlite3.connect(db) as con:
+        return [a for (a,) in con.execute("SELECT action FROM moves WHERE game_id=? ORDER BY n", (game_id,))]
 
 
 ABILITIES = ("paddles", "dolphin", "dive", "die", "repellent")
@@ -49,6 +56,10 @@ def secret_strings(game: str, private: dict) -> set[str]:
         for key, value in private.items():
             if key != "abilities":
                 found |= {f"{key}:{entry['value']}" for entry in value if entry["status"] == "board"}
+    elif game.startswith("islet"):
+        # Tile names are public words (the islets are made of them): a hand would leak as a hand map, checked in
+        # assert_islet_hands_hidden, or as another seat's draw, checked in assert_islet_draws_private.
+        pass
     else:
         card = private["card"]
         found |= {f"Deal:{card}", f"Chance outcome:{card}", f"private_card {card}"}
@@ -87,6 +98,24 @@ def assert_others_draws_hidden(records: list, seat: int) -> None:
             assert not record.action.text.endswith(ABILITIES), f"seat {seat} saw {record.action.text!r} of {drawer}"
 
 
+def assert_islet_hands_hidden(view: pb.View, seat: int) -> None:
+    if view.observation.WhichOneof("view") == "islet":
+        for other, entry in enumerate(view.observation.islet.seats):
+            assert other == seat or not entry.hand, f"seat {seat} sees seat {other}'s hand"
+
+
+def assert_islet_draws_private(db, game_id: str, records: list, seat: int) -> None:
+    """Replaying the true game beside the records a seat got: every tile drawn into a hand that the seat reads by
+    name is its own."""
+    state, moves = _setup(GameRecord(*_record_row(db, game_id))), _moves(db, game_id)
+    texts = [r.action.text for r in records]
+    assert len(texts) == len(moves)
+    for action, text in zip(moves, texts, strict=True):
+        if text.startswith("draw ") and text != "draw a tile":
+            assert state.observation(seat)["control"]["active"] == seat, f"seat {seat} read another's {text!r}"
+        state.apply(action)
+
+
 def assert_view_is_made_of_its_observation(view: pb.View) -> None:
     obs = codec.observation_from_proto(view.observation)
     info = engine_ext.game_info(obs["game"])
@@ -98,7 +127,10 @@ def assert_view_is_made_of_its_observation(view: pb.View) -> None:
         ]
 
 
-@pytest.mark.parametrize("game,players", [("survive", 4), ("survive", 2), ("leduc_poker", 3)])
+@pytest.mark.parametrize(
+    "game,players",
+    [("survive", 4), ("survive", 2), ("leduc_poker", 3), ("islet", 4), ("islet", 2), ("islet_solo", 1)],
+)
 def test_nothing_a_human_seat_receives_holds_another_seats_secret(server, client, game, players):
     humans = [0, 1] if players > 2 else [0]
     seats = [None if k in humans else FAST_BOT for k in range(players)]
@@ -111,6 +143,7 @@ def test_nothing_a_human_seat_receives_holds_another_seats_secret(server, client
         views = {seat: client.get_view(created.game_id, seat) for seat in humans}
         for seat, view in views.items():
             assert_no_secret_of_others(view, seat, state)
+            assert_islet_hands_hidden(view, seat)
             assert_view_is_made_of_its_observation(view)
         if state.is_terminal():
             break
@@ -134,6 +167,8 @@ def test_nothing_a_human_seat_receives_holds_another_seats_secret(server, client
         for event in events:
             assert_no_secret_of_others(event, seat, state)
         assert_others_draws_hidden([e.move for e in events], seat)
+        if game.startswith("islet"):
+            assert_islet_draws_private(server.db, created.game_id, [e.move for e in events if e.HasField("move")], seat)
 
 
 def test_a_seat_sees_its_own_card_and_never_the_others(server, client):
@@ -168,7 +203,9 @@ def test_games_without_a_seed_are_dealt_differently(client):
     assert len(cards) > 1, "eight unseeded games dealt seat 0 the same card"
 
 
-@pytest.mark.parametrize("game,players", [("survive", 4), ("kuhn_poker", 3), ("leduc_poker", 2)])
+@pytest.mark.parametrize(
+    "game,players", [("survive", 4), ("kuhn_poker", 3), ("leduc_poker", 2), ("islet", 3), ("islet_solo", 1)]
+)
 def test_a_seats_view_and_move_texts_depend_on_its_observation_alone(game, players):
     rng = random.Random(7)
     state = engine_ext.new_game(game, players, 7)
@@ -182,9 +219,10 @@ def test_a_seats_view_and_move_texts_depend_on_its_observation_alone(game, playe
             world = state.determinize(seat, rng.getrandbits(32))
             assert seat_view("g", world, seat, 0, None) == seat_view("g", state, seat, 0, None)
             if state.current_player() >= 0:
-                # The same move as this seat sees it, taken in the resampled world.
+                # The same move as this seat sees it, taken in the resampled world (a move that shows a hidden fact,
+                # as an Islet tile placed from the hand, may have no twin there: then the move itself).
                 seen = state.observed_action(action, seat)
-                twin = next(a for a in world.legal_actions() if world.observed_action(a, seat) == seen)
+                twin = next((a for a in world.legal_actions() if world.observed_action(a, seat) == seen), action)
                 assert seen_by(world, twin, 0, seat) == seen_by(state, action, 0, seat)
         state.apply(action)
         checked += 1
