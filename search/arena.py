@@ -144,6 +144,8 @@ def seat_permutations(lineup: Sequence[str]) -> list[tuple[str, ...]]:
 
 def default_lineups(names: Sequence[str], players: int) -> list[list[str]]:
     """Every ordered pair of configurations as challenger against a field of the other (2 players: each pair once)."""
+    if players == 1:  # solo games: each configuration plays alone
+        return [[name] for name in names]
     if players == 2:
         return [[a, b] for a, b in itertools.combinations(names, 2)]
     return [[a] + [b] * (players - 1) for a, b in itertools.permutations(names, 2)]
@@ -246,20 +248,27 @@ def complete_groups(lineup: Sequence[str], games: list[dict]) -> dict[int, list[
 def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
     groups = complete_groups(lineup, games)
     out: dict = {"games": len(games), "deal_groups": len(groups), "configs": {}}
+    solo = len(lineup) == 1
     for name in dict.fromkeys(lineup):
         per_group, returns_per_group, wins, played, scores, margins = [], [], 0.0, 0, [], []
+        won_scores = []
         for group in groups.values():
             shares, returns = [], []
             for game in group:
                 for seat, occupant in enumerate(game["seats"]):
                     if occupant != name:
                         continue
-                    share = win_shares(game["returns"])[seat]
+                    # A solo game is won or lost on its own: its return is the share.
+                    share = game["returns"][seat] if solo else win_shares(game["returns"])[seat]
                     shares.append(share)
                     returns.append(game["returns"][seat])
                     wins += share
                     played += 1
                     scores.append(game["scores"][seat])
+                    if solo:
+                        if share == 1.0:
+                            won_scores.append(game["scores"][seat])
+                        continue
                     best_other = max(s for k, s in enumerate(game["scores"]) if k != seat)
                     margins.append(game["scores"][seat] - best_other)
             per_group.append(sum(shares) / len(shares))
@@ -274,6 +283,10 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
             "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
             "mean_margin": round(sum(margins) / len(margins), 3) if margins else None,
         }
+        if solo:  # e.g. Islet solo: the tiles left in the bag, over the games won
+            out["configs"][name]["mean_score_of_wins"] = (
+                round(sum(won_scores) / len(won_scores), 3) if won_scores else None
+            )
     if len(lineup) == 2 and lineup[0] != lineup[1] and groups and all(returns_are_shares(g) for g in games):
         first = lineup[0]
         pair_scores = [pair_score(first, group) for group in groups.values()]

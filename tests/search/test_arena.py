@@ -107,6 +107,17 @@ def test_multi_player_summaries_rate_with_openskill_and_the_stronger_bot_leads()
     assert summary["matches"]["g,r,r"]["configs"]["g"]["win_share"][0] > 1 / 3
 
 
+def test_a_solo_summary_counts_wins_and_the_score_of_the_games_won():
+    tournament = arena.Tournament("islet_solo", 1, {"r": FAST["r"]}, arena.default_lineups(["r"], 1), 3, seed=1)
+    games = [
+        {"match": "r", "deal": k, "seats": ["r"], "returns": [ret], "scores": [score], "seed": k}
+        for k, (ret, score) in enumerate([(1.0, 12), (0.0, 0), (1.0, 6)])
+    ]
+    config = arena.summarize(tournament, games)["matches"]["r"]["configs"]["r"]
+    assert config["win_share"][0] == pytest.approx(2 / 3) and config["mean_score_of_wins"] == 9.0
+    assert config["mean_margin"] is None and config["mean_score"] == 6.0
+
+
 def test_the_strength_plot_is_written(tmp_path):
     configs = {"a60": FAST["a"], "a30": BotSettings("ismcts", iterations=30), "r": FAST["r"]}
     tournament = arena.Tournament("kuhn_poker", 2, configs, [["a60", "r"], ["a30", "r"]], 3)
