@@ -34,6 +34,8 @@ MODULES = [
     "engine_ext.survive",
     "engine_ext.islet_rules",
     "engine_ext.islet",
+    "engine_ext.small_islands_rules",
+    "engine_ext.small_islands",
     "search.mcts",
 ]
 

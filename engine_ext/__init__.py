@@ -8,12 +8,12 @@ view.
 
 import json
 
-from engine_ext import islet, kuhn_poker, leduc_poker, survive
+from engine_ext import islet, kuhn_poker, leduc_poker, small_islands, survive
 from engine_ext.core import CHANCE, TERMINAL, IllegalAction, InvalidMoveText, InvalidObservation, State
 from engine_ext.registry import GameInfo, GameOption, InvalidOption, SearchDefaults
 
 _RECORDS: dict[str, GameInfo] = {
-    info.name: info for module in (kuhn_poker, leduc_poker, survive, islet) for info in module.GAME_INFOS
+    info.name: info for module in (kuhn_poker, leduc_poker, survive, islet, small_islands) for info in module.GAME_INFOS
 }
 
 GAMES: tuple[str, ...] = tuple(_RECORDS)

@@ -88,13 +88,13 @@ def random_decision_positions(name, players, count, seed):
 
 
 # Seat counts the search tests use per game (others: 2).
-PLAYERS = {"survive": 3, "islet": 3, "islet_solo": 1}
+PLAYERS = {"survive": 3, "islet": 3, "islet_solo": 1, "small_islands": 3}
 
 
 @pytest.mark.parametrize("name", engine_ext.GAMES)
 def test_never_returns_an_illegal_action(name):
     players = PLAYERS.get(name, 2)
-    count = 600 if name in ("survive", "islet", "islet_solo") else 1000
+    count = 600 if name in ("survive", "islet", "islet_solo", "small_islands") else 1000
     for k, state in enumerate(random_decision_positions(name, players, count, seed=17)):
         seat = state.current_player()
         algorithm = TREE_ALGORITHMS[k % len(TREE_ALGORITHMS)]
