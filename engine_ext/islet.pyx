@@ -805,7 +805,11 @@ def belief_summary(worlds, int seat):
     return {"hands": {k: {t: round(v, 3) for t, v in row.items()} for k, row in summary.items()}, "worlds": n}
 
 
-_SEARCH = SearchDefaults(exploration=0.7, playout_depth=-1, light_playouts=True, baseline=True)
+# Chosen in the arena (docs/benchmarks.md, "Islet search defaults"): playouts cut at once and scored by the heuristic
+# beat full light playouts at equal time, 30 ms a decision, 2 players: SPRT 0/30 accepted after 36 pairs (60 games to
+# 12): atoll bench strength --game islet --players 2 --bot d0=ismcts,time_ms=30,playout_depth=0
+# --bot full=ismcts,time_ms=30,playout_depth=-1 --lineup d0,full --deals 200 --sprt=0,30
+_SEARCH = SearchDefaults(exploration=0.7, playout_depth=0, light_playouts=True, baseline=True)
 
 GAME_INFOS = (
     GameInfo(

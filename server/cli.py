@@ -128,6 +128,17 @@ def suggest(args: argparse.Namespace) -> int:
     return 0
 
 
+def option_pairs(texts: list[str] | None) -> dict[str, str]:
+    """``--option NAME=VALUE`` flags as a dict (the game's record types and checks the values)."""
+    pairs = {}
+    for text in texts or []:
+        name, sep, value = text.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--option takes NAME=VALUE, not {text[:40]!r}")
+        pairs[name] = value
+    return pairs
+
+
 # Every registered game's options become flags of `atoll play` (e.g. --eggs 6 for islet_solo).
 OPTION_HELP: dict[str, list[str]] = {}
 for _name in engine_ext.GAMES:
@@ -173,6 +184,7 @@ def play(args: argparse.Namespace) -> int:
     bots = [None if seat == me else game_loop.BotSettings(iterations=args.iterations) for seat in range(args.players)]
     options = {name: value for name, value in vars(args).items() if name in OPTION_NAMES and value is not None}
     try:
+        options.update(option_pairs(args.option))
         for name in options:
             info.option(name)  # InvalidOption when this game has no such option
         position = game_loop.Position(game_loop.new_game(args.game, args.players, seed, options))
@@ -248,7 +260,9 @@ def bench_strength(args: argparse.Namespace) -> int:
         configs = dict(arena.parse_config(text, args.game) for text in args.bot)
         names = list(configs)
         lineups = [line.split(",") for line in args.lineup] or arena.default_lineups(names, args.players)
-        tournament = arena.Tournament(args.game, args.players, configs, lineups, args.deals, args.seed)
+        info = engine_ext.game_info(args.game)
+        options = {name: info.option(name).parse(value) for name, value in option_pairs(args.option).items()}
+        tournament = arena.Tournament(args.game, args.players, configs, lineups, args.deals, args.seed, options)
     except (ValueError, KeyError) as err:
         print(f"atoll bench strength: {err}", file=sys.stderr)
         return 2
@@ -349,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--seat", type=int, default=0)
     for name, helps in OPTION_HELP.items():
         cmd.add_argument(f"--{name}", default=None, help="game option: " + "; ".join(helps))
+    cmd.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (atoll games lists them)")
     cmd.add_argument("--seed", type=int, default=None, help="a fixed seed makes the deal predictable (default: secret)")
     cmd.add_argument("--iterations", type=int, default=1000)
     cmd.set_defaults(run=play)
@@ -379,6 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the configuration at each seat; every seat permutation is played per deal (default: every pair)",
     )  # fmt: skip
     cmd.add_argument("--deals", type=int, default=100, help="deal groups per lineup")
+    cmd.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (atoll games lists them)")
     cmd.add_argument("--seed", type=int, default=0)
     cmd.add_argument("--out", help="JSONL file of finished games: a rerun of the same command continues it")
     cmd.add_argument("--summary", help="also write the JSON summary here")
