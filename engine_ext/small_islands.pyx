@@ -515,7 +515,7 @@ cdef class SmallIslandsState(State):
         held = collections.Counter(CANONICAL[t] for t in _ids(s.pool | s.gone) + [
             int(s.display[k]) for k in range(DISPLAY) if s.display[k] != NO_SLOT] + [
             t for i in range(s.num_players) for t in _ids(s.hand[i])])
-        held.update(int(s.placed[k].id) for k in range(s.num_placed) if s.placed[k].id < FIRST_START)
+        held.update(CANONICAL[s.placed[k].id] for k in range(s.num_placed) if s.placed[k].id < FIRST_START)
         if held != collections.Counter(CANONICAL):
             problems.append("a kind of tile is not conserved")
         if board + hands + display + pool + gone != NUM_LAND + 4:
@@ -748,7 +748,7 @@ cdef class SmallIslandsState(State):
         present = set(_ids(s.gone)) | {int(s.display[k]) for k in range(DISPLAY) if s.display[k] != NO_SLOT}
         for i in range(s.num_players):
             present |= set(_ids(s.hand[i] | s.known[i]))
-        board_kinds = collections.Counter(int(s.placed[k].id) for k in range(s.num_placed)
+        board_kinds = collections.Counter(CANONICAL[s.placed[k].id] for k in range(s.num_placed)
                                           if s.placed[k].id < FIRST_START)
         unseen = []
         for kind in sorted(set(CANONICAL)):
