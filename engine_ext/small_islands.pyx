@@ -61,7 +61,8 @@ MISSIONS = (
     "fruit equal to flowers or leaves", "leaves equal to flowers or fruit",
 )
 REWARDS = (
-    "1 per flower + 2", "1 per fruit + 2", "1 per leaf + 2", "2 per temple + 2", "2 per icon of the scarcest resource + 2",
+    "1 per flower + 2", "1 per fruit + 2", "1 per leaf + 2", "2 per temple + 2",
+    "2 per icon of the scarcest resource + 2",
     "6", "island size: 4/6/8/10 at 3/6/9/12 tiles", "a Discovery token per temple (keep 1)",
     "1 per icon of a chosen resource + 2", "1 per icon of the commonest resource + 1 per 2 ports",
     "1 per empty House mark + 1 per House", "1 per port + 2",
@@ -570,7 +571,7 @@ cdef class SmallIslandsState(State):
         """Fill the struct from a full-state dict (the to_json layout) or, with ``observer``, from that seat's
         observation, giving hidden facts arbitrary consistent values. Field errors raise InvalidObservation."""
         cdef SmallIslands* s = self.g()
-        cdef int k, r, tile, rot, x, y, i, c, v
+        cdef int k, r, tile, rot, x, y, i, v
         players = _check_int(data, "players", 2, MAX_SEATS)
         init_game(s, players)
         s.pool = 0                  # filled from the data (or the observation) below
@@ -615,8 +616,8 @@ cdef class SmallIslandsState(State):
                 if not isinstance(region, dict) or not isinstance(region.get("icons"), dict):
                     raise InvalidObservation(f"{where}.regions[{r}]", "expected {icons: {...}}")
                 for i in range(NUM_ICONS):
-                    s.region[2 * k + r].icons[i] = _check_int(region["icons"], ICONS[i], 0, 9,
-                                                             f"{where}.regions[{r}].icons.", True)
+                    s.region[2 * k + r].icons[i] = _check_int(
+                        region["icons"], ICONS[i], 0, 9, f"{where}.regions[{r}].icons.", True)
                 houses = region.get("houses", [0] * players)
                 if not isinstance(houses, list) or len(houses) != players or not all(
                         isinstance(h, int) and 0 <= h <= 3 for h in houses):
@@ -964,10 +965,10 @@ def _board_lines(dict obs):
             e = "#" if edges & 2 else "~"
             s = "#" if edges & 4 else "~"
             w = "#" if edges & 8 else "~"
-            icons = "".join("frlthp"[ICONS.index(k)] * v for region in regions for k, v in region["icons"].items())
+            icons = "".join("frlthp"[k] * region["icons"].get(ICONS[k], 0) for region in regions for k in range(6))
             houses = sum(sum(region.get("houses", [])) for region in regions)
             mid = (icons[:3] + "H" * houses)[:3].ljust(3, ".")
-            rows[0] += f" ~{n}~ " if True else ""
+            rows[0] += f" ~{n}~ "
             rows[1] += f"{w}{mid}{e}"
             rows[2] += f" ~{s}~ "
         lines += [f"{y:>4} {rows[0]}", "     " + rows[1], "     " + rows[2]]

@@ -1016,9 +1016,8 @@ cdef void ss_determinize(void* ptr, int seat, Rng* rng) noexcept nogil:
     taken (from the unseen pool), their Objectives (from the cards whose place it does not know) and their Discovery
     tokens (from the pile and their tokens)."""
     cdef SmallIslands* s = <SmallIslands*>ptr
-    cdef int o, k, pick, v, total, hidden
+    cdef int o, k, _k, pick, v, total, hidden
     cdef uint64_t pool = s.pool, bits
-    cdef int cards = 0
     cdef uint16_t unknown
     cdef int disc_pool[NUM_DISC_VALUES]
     # Landscape tiles. Identical tiles are one kind and the board records kinds, so which ids of a kind are unseen
@@ -1048,7 +1047,7 @@ cdef void ss_determinize(void* ptr, int seat, Rng* rng) noexcept nogil:
             continue
         hidden = s.hand_n[o] - popcount64(s.known[o])
         s.hand[o] = s.known[o]
-        for k in range(hidden):
+        for _k in range(hidden):
             pick = rng_below(rng, popcount64(pool))
             bits = pool
             while pick:
@@ -1108,14 +1107,14 @@ cdef void ss_determinize(void* ptr, int seat, Rng* rng) noexcept nogil:
         hidden = s.disc[o][0] + s.disc[o][1] + s.disc[o][2] + s.disc[o][3]
         for v in range(NUM_DISC_VALUES):
             s.disc[o][v] = 0
-        for k in range(hidden):
+        for _k in range(hidden):
             v = draw_value(disc_pool, &total, rng)
             s.disc[o][v] += 1
         if o == s.active and (s.phase == PH_DISC_KEEP or s.phase == PH_DISC_DRAW):
             hidden = s.disc_drawn[0] + s.disc_drawn[1] + s.disc_drawn[2] + s.disc_drawn[3]
             for v in range(NUM_DISC_VALUES):
                 s.disc_drawn[v] = 0
-            for k in range(hidden):
+            for _k in range(hidden):
                 v = draw_value(disc_pool, &total, rng)
                 s.disc_drawn[v] += 1
     for v in range(NUM_DISC_VALUES):

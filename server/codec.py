@@ -316,6 +316,114 @@ def _islet_from_proto(game: str) -> Callable[[pb.IsletObservation], dict]:
     return convert
 
 
+def _small_islands_to_proto(obs: dict) -> pb.SmallIslandsObservation:
+    control = {k: v for k, v in obs["control"].items() if v is not None}
+    msg = pb.SmallIslandsObservation(
+        players=obs["players"],
+        seat=obs["seat"],
+        current_player=obs["current_player"],
+        control=pb.SmallIslandsControl(**control),
+        display=[name or "" for name in obs["display"]],
+        deck_size=obs["deck_size"],
+        navigation_size=obs["navigation_size"],
+        ships=obs["ships"],
+        objective_deck_size=obs["objective_deck_size"],
+        discovery_pile_size=obs["discovery_pile_size"],
+        discovery_drawn_count=obs["discovery_drawn_count"],
+        discarded=obs["discarded"],
+        drawn_objectives=obs.get("drawn_objectives", []),
+        discovery_drawn=obs.get("discovery_drawn", {}),
+    )
+    if obs["objective_top_by"] is not None:
+        msg.objective_top_by = obs["objective_top_by"]
+    if "objective_top" in obs:
+        msg.objective_top = obs["objective_top"]
+    for tile, turn, square, regions in obs["board"]:
+        entry = msg.board.add(tile=tile, turn=turn, square=square)
+        for region in regions:
+            entry.regions.add(icons=region["icons"], houses=region.get("houses", []))
+    for entry in obs["seats"]:
+        msg.seats.add(**{k: v for k, v in entry.items() if v is not None})
+    return msg
+
+
+def _small_islands_from_proto(msg: pb.SmallIslandsObservation) -> dict:
+    ctrl = msg.control
+    control = {
+        "phase": ctrl.phase,
+        "active": ctrl.active,
+        "start_player": ctrl.start_player,
+        "lander": ctrl.lander if ctrl.HasField("lander") else None,
+        "round": ctrl.round,
+        "harvest_left": ctrl.harvest_left,
+        "final": ctrl.final,
+        "left": ctrl.left,
+        "objective_seats_left": ctrl.objective_seats_left,
+        "taken_slot": ctrl.taken_slot if ctrl.HasField("taken_slot") else None,
+        "discovery_left": ctrl.discovery_left,
+        "turn": ctrl.turn,
+        "harvested": list(ctrl.harvested),
+    }
+    board = []
+    for entry in msg.board:
+        regions = []
+        for region in entry.regions:
+            item = {"icons": dict(region.icons)}
+            if region.houses:
+                item["houses"] = list(region.houses)
+            regions.append(item)
+        board.append([entry.tile, entry.turn, entry.square, regions])
+    obs = {
+        "game": "small_islands",
+        "players": msg.players,
+        "control": control,
+        "board": board,
+        "display": [name or None for name in msg.display],
+        "deck_size": msg.deck_size,
+        "navigation_size": msg.navigation_size,
+        "ships": dict(msg.ships),
+        "objective_deck_size": msg.objective_deck_size,
+        "objective_top_by": msg.objective_top_by if msg.HasField("objective_top_by") else None,
+        "discovery_pile_size": msg.discovery_pile_size,
+        "discovery_drawn_count": msg.discovery_drawn_count,
+        "discarded": list(msg.discarded),
+        "seat": msg.seat,
+        "current_player": msg.current_player,
+    }
+    seats = []
+    for k, entry in enumerate(msg.seats):
+        seat = {
+            "hand_size": entry.hand_size,
+            "known_hand": list(entry.known_hand),
+            "tokens": list(entry.tokens),
+            "houses_hand": entry.houses_hand,
+            "houses_stock": entry.houses_stock,
+            "houses_placed": entry.houses_placed,
+            "pp": entry.pp,
+            "discovery_count": entry.discovery_count,
+            "last_place": entry.last_place,
+            "revealed": entry.revealed if entry.HasField("revealed") else None,
+            "has_objective": entry.has_objective,
+            "has_next_objective": entry.has_next_objective,
+        }
+        if k == msg.seat:
+            seat["hand"] = list(entry.hand)
+            seat["objective"] = entry.objective if entry.HasField("objective") else None
+            seat["next_objective"] = entry.next_objective if entry.HasField("next_objective") else None
+            seat["discovery"] = dict(entry.discovery)
+        elif entry.hand or entry.HasField("objective") or entry.HasField("next_objective") or entry.discovery:
+            raise CodecError(f"seats[{k}]", "another seat's hand, Objectives and tokens are not visible")
+        seats.append(seat)
+    obs["seats"] = seats
+    if msg.drawn_objectives:
+        obs["drawn_objectives"] = list(msg.drawn_objectives)
+    if msg.seat == ctrl.active and ctrl.phase in ("discovery_draw", "discovery_keep"):
+        obs["discovery_drawn"] = dict(msg.discovery_drawn)
+    if msg.HasField("objective_top"):
+        obs["objective_top"] = msg.objective_top
+    return obs
+
+
 DEFAULT_MAX_LENGTH = 64
 
 
@@ -349,6 +457,29 @@ CODECS: dict[str, WireCodec] = {
             "held": 5,
             "kaiju_resolving": 2,
             "declined": 5,
+        },
+    ),
+    "small_islands": WireCodec(
+        view="small_islands",
+        to_proto=_small_islands_to_proto,
+        from_proto=_small_islands_from_proto,
+        max_bytes=32_768,
+        max_lengths={
+            "board": 64,
+            "regions": 2,
+            "display": 3,
+            "ships": 4,
+            "discarded": 56,
+            "seats": 4,
+            "drawn_objectives": 2,
+            "discovery_drawn": 4,
+            "harvested": 128,
+            "icons": 6,
+            "houses": 4,
+            "known_hand": 3,
+            "tokens": 4,
+            "hand": 3,
+            "discovery": 4,
         },
     ),
     **{

@@ -26,23 +26,63 @@ def printed_icons(tile: int) -> list[dict]:
     return out
 
 
-def seat(hand=(), known=(), tokens=("flower", "fruit", "leaf", "wild"), houses_hand=4, houses_placed=0, pp=0,
-         objective=None, next_objective=None, discovery=None, revealed=None, last_place=0):
-    return {"hand": list(hand), "known": list(known), "tokens": list(tokens), "houses_hand": houses_hand,
-            "houses_placed": houses_placed, "pp": pp, "objective": objective, "next_objective": next_objective,
-            "discovery": dict(discovery or {}), "revealed": revealed, "last_place": last_place}
+def seat(
+    hand=(),
+    known=(),
+    tokens=("flower", "fruit", "leaf", "wild"),
+    houses_hand=4,
+    houses_placed=0,
+    pp=0,
+    objective=None,
+    next_objective=None,
+    discovery=None,
+    revealed=None,
+    last_place=0,
+):
+    return {
+        "hand": list(hand),
+        "known": list(known),
+        "tokens": list(tokens),
+        "houses_hand": houses_hand,
+        "houses_placed": houses_placed,
+        "pp": pp,
+        "objective": objective,
+        "next_objective": next_objective,
+        "discovery": dict(discovery or {}),
+        "revealed": revealed,
+        "last_place": last_place,
+    }
 
 
-def position(players=2, board=(), seats=None, display=(None, None, None), phase="turn", active=0, nav=0,
-             deck=None, start_player=0, lander=None, round=1, harvest_left=0, final=False, turn=0, icons=None,
-             houses=None, top=None, top_by=None, discarded=(), **control):
+def position(
+    players=2,
+    board=(),
+    seats=None,
+    display=(None, None, None),
+    phase="turn",
+    active=0,
+    nav=0,
+    deck=None,
+    start_player=0,
+    lander=None,
+    round=1,
+    harvest_left=0,
+    final=False,
+    turn=0,
+    icons=None,
+    houses=None,
+    top=None,
+    top_by=None,
+    discarded=(),
+    **control,
+):
     """``board``: placements after the start island as (tile, turn, "(x,y)") with tile "t17" or "ship red";
     ``icons``: {board index: [region icon dicts]} overriding printed icons; ``houses``: {board index: [[per seat],
     ...]}; ``deck``: tiles left in the Landscape deck (the rest of the unseen tiles are the Navigation deck)."""
     seats = seats or [seat() for _ in range(players)]
     entries = json.loads(json.dumps(START))  # deep: the overrides below must not touch START
     ships = {}
-    for k, (tile, turn_, where) in enumerate(board):
+    for tile, turn_, where in board:
         regions = [] if tile.startswith("ship") else printed_icons(int(tile[1:]))
         entries.append([tile, turn_, where, regions])
         if tile.startswith("ship"):
@@ -62,15 +102,26 @@ def position(players=2, board=(), seats=None, display=(None, None, None), phase=
             if card:
                 held_objectives.add(card)
         discovery = entry["discovery"]
-        out_seats.append({
-            "hand_size": len(entry["hand"]), "known_hand": entry["known"], "tokens": entry["tokens"],
-            "houses_hand": entry["houses_hand"], "houses_stock": 8 - entry["houses_hand"] - entry["houses_placed"],
-            "houses_placed": entry["houses_placed"], "pp": entry["pp"],
-            "discovery_count": sum(discovery.values()), "last_place": entry["last_place"],
-            "revealed": entry["revealed"], "has_objective": entry["objective"] is not None,
-            "has_next_objective": entry["next_objective"] is not None, "hand": entry["hand"],
-            "objective": entry["objective"], "next_objective": entry["next_objective"], "discovery": discovery,
-        })
+        out_seats.append(
+            {
+                "hand_size": len(entry["hand"]),
+                "known_hand": entry["known"],
+                "tokens": entry["tokens"],
+                "houses_hand": entry["houses_hand"],
+                "houses_stock": 8 - entry["houses_hand"] - entry["houses_placed"],
+                "houses_placed": entry["houses_placed"],
+                "pp": entry["pp"],
+                "discovery_count": sum(discovery.values()),
+                "last_place": entry["last_place"],
+                "revealed": entry["revealed"],
+                "has_objective": entry["objective"] is not None,
+                "has_next_objective": entry["next_objective"] is not None,
+                "hand": entry["hand"],
+                "objective": entry["objective"],
+                "next_objective": entry["next_objective"],
+                "discovery": discovery,
+            }
+        )
     pool = [f"t{t}" for t in range(56) if f"t{t}" not in used]
     deck_n = len(pool) - nav if deck is None else deck
     piles = {"7": 2, "6": 4, "5": 4, "4": 2}
@@ -79,16 +130,39 @@ def position(players=2, board=(), seats=None, display=(None, None, None), phase=
             piles[value] -= n
     objective_deck = [f"O{k}" for k in range(1, 13) if f"O{k}" not in held_objectives]
     data = {
-        "game": "small_islands", "players": players,
-        "control": {"phase": phase, "active": active, "start_player": start_player, "lander": lander,
-                    "round": round, "harvest_left": harvest_left, "final": final, "left": 0,
-                    "objective_seats_left": 0, "taken_slot": None, "discovery_left": 0, "turn": turn,
-                    "harvested": [], **control},
-        "board": entries, "display": list(display), "deck_size": deck_n, "navigation_size": nav, "ships": ships,
-        "objective_deck_size": len(objective_deck), "objective_top_by": top_by, "discovery_pile_size":
-            sum(piles.values()), "discovery_drawn_count": 0, "discarded": list(discarded), "pool": pool,
-        "objective_deck": objective_deck, "objective_top": top,
-        "discovery_pile": {k: v for k, v in piles.items() if v}, "seats": out_seats,
+        "game": "small_islands",
+        "players": players,
+        "control": {
+            "phase": phase,
+            "active": active,
+            "start_player": start_player,
+            "lander": lander,
+            "round": round,
+            "harvest_left": harvest_left,
+            "final": final,
+            "left": 0,
+            "objective_seats_left": 0,
+            "taken_slot": None,
+            "discovery_left": 0,
+            "turn": turn,
+            "harvested": [],
+            **control,
+        },
+        "board": entries,
+        "display": list(display),
+        "deck_size": deck_n,
+        "navigation_size": nav,
+        "ships": ships,
+        "objective_deck_size": len(objective_deck),
+        "objective_top_by": top_by,
+        "discovery_pile_size": sum(piles.values()),
+        "discovery_drawn_count": 0,
+        "discarded": list(discarded),
+        "pool": pool,
+        "objective_deck": objective_deck,
+        "objective_top": top,
+        "discovery_pile": {k: v for k, v in piles.items() if v},
+        "seats": out_seats,
     }
     return engine_ext.from_json(json.dumps(data))
 

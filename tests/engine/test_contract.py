@@ -18,7 +18,14 @@ PLAYER_COUNTS = {
     "islet_solo": (1,),
     "small_islands": (2, 3, 4),
 }
-CHECKED_GAMES_PER_COUNT = {"kuhn_poker": 40, "leduc_poker": 25, "survive": 1, "islet": 1, "islet_solo": 2, "small_islands": 1}
+CHECKED_GAMES_PER_COUNT = {
+    "kuhn_poker": 40,
+    "leduc_poker": 25,
+    "survive": 1,
+    "islet": 1,
+    "islet_solo": 2,
+    "small_islands": 1,
+}
 
 
 def cases():

@@ -21,8 +21,16 @@ def island_position(card, icons, phase="harvest", tiles=TWO_TILES, **kw):
     overrides = {4: [{"icons": dict(icons)}], 5: [{"icons": {}}]}
     overrides.update(kw.pop("icons_extra", {}))
     other = "O11" if card == "O12" else "O12"
-    return position(board=tiles, icons=overrides, phase=phase, harvest_left=2, lander=0, nav=0,
-                    seats=[seat(objective=card, revealed=card), seat(objective=other)], **kw)
+    return position(
+        board=tiles,
+        icons=overrides,
+        phase=phase,
+        harvest_left=2,
+        lander=0,
+        nav=0,
+        seats=[seat(objective=card, revealed=card), seat(objective=other)],
+        **kw,
+    )
 
 
 def north(state):
@@ -43,7 +51,7 @@ def test_edge_matching_in_every_rotation():
     # Beside the cape's Land north edge, only Land may touch it: the cape turned to point south.
     state = position(board=[("t0", 0, "(0,-1)")], seats=[seat(hand=["t1"]), seat()], phase="place")
     assert placements(state, "@(0,-2)") == {180}
-    assert placements(state, "@(1,-1)") == {0, 90}   # Sea to its west (the cape's east) and south
+    assert placements(state, "@(1,-1)") == {0, 90}  # Sea to its west (the cape's east) and south
 
 
 def test_a_tile_goes_beside_a_placed_tile():
@@ -119,17 +127,30 @@ def test_equal_missions_need_counts_above_zero():
 
 def test_an_island_counts_from_two_tiles():
     single = [("t42", 0, "(0,-1)")]
-    state = position(board=single, icons={4: [{"icons": {"fruit": 2, "house": 1}}]}, phase="harvest",
-                     harvest_left=2, lander=0, seats=[seat(objective="O2", revealed="O2"), seat(objective="O12")])
+    state = position(
+        board=single,
+        icons={4: [{"icons": {"fruit": 2, "house": 1}}]},
+        phase="harvest",
+        harvest_left=2,
+        lander=0,
+        seats=[seat(objective="O2", revealed="O2"), seat(objective="O12")],
+    )
     assert f"house island {north(state)}" not in texts(state)
     assert f"house island {north(island_position('O2', {'fruit': 2, 'house': 1}))}" in texts(
-        island_position("O2", {"fruit": 2, "house": 1}))
+        island_position("O2", {"fruit": 2, "house": 1})
+    )
 
 
 def test_a_house_needs_an_empty_house_mark():
-    state = position(board=TWO_TILES, icons={4: [{"icons": {"fruit": 2, "house": 1}}], 5: [{"icons": {}}]},
-                     houses={4: [[0, 1]]}, phase="harvest", harvest_left=2, lander=0,
-                     seats=[seat(objective="O2", revealed="O2"), seat(objective="O12", houses_placed=1)])
+    state = position(
+        board=TWO_TILES,
+        icons={4: [{"icons": {"fruit": 2, "house": 1}}], 5: [{"icons": {}}]},
+        houses={4: [[0, 1]]},
+        phase="harvest",
+        harvest_left=2,
+        lander=0,
+        seats=[seat(objective="O2", revealed="O2"), seat(objective="O12", houses_placed=1)],
+    )
     assert f"house island {north(state)}" not in texts(state)
 
 
@@ -137,16 +158,16 @@ def test_a_house_needs_an_empty_house_mark():
 # Rewards (each card)
 # ---------------------------------------------------------------------------------------------------------------------
 REWARDS = {
-    "O1": ({"flower": 2, "fruit": 1}, 4),            # 1 per flower + 2
-    "O2": ({"fruit": 2, "leaf": 1}, 4),              # 1 per fruit + 2
-    "O3": ({"leaf": 2, "flower": 1}, 4),             # 1 per leaf + 2
-    "O5": ({"temple": 2, "fruit": 2}, 6),            # 2 per temple + 2
-    "O6": ({"temple": 1, "leaf": 2}, 0),             # island size: 2 tiles score nothing
-    "O7": ({"port": 2, "flower": 3}, 4),             # commonest resource 3 + 2 ports // 2
+    "O1": ({"flower": 2, "fruit": 1}, 4),  # 1 per flower + 2
+    "O2": ({"fruit": 2, "leaf": 1}, 4),  # 1 per fruit + 2
+    "O3": ({"leaf": 2, "flower": 1}, 4),  # 1 per leaf + 2
+    "O5": ({"temple": 2, "fruit": 2}, 6),  # 2 per temple + 2
+    "O6": ({"temple": 1, "leaf": 2}, 0),  # island size: 2 tiles score nothing
+    "O7": ({"port": 2, "flower": 3}, 4),  # commonest resource 3 + 2 ports // 2
     "O8": ({"flower": 1, "fruit": 2, "leaf": 3}, 4),  # 2 per scarcest present (1) + 2
     "O9": ({"flower": 2, "leaf": 2, "fruit": 3}, 5),  # best chosen resource 3 + 2
-    "O10": ({"flower": 1, "fruit": 1}, 3),           # 2 empty marks + 1 House (3 marks)
-    "O11": ({"fruit": 1, "flower": 1}, 6),           # 6
+    "O10": ({"flower": 1, "fruit": 1}, 3),  # 2 empty marks + 1 House (3 marks)
+    "O11": ({"fruit": 1, "flower": 1}, 6),  # 6
     "O12": ({"leaf": 1, "fruit": 1, "port": 2}, 4),  # 1 per port + 2
 }
 
@@ -162,8 +183,13 @@ def test_each_reward(card):
 
 def test_the_island_size_reward_counts_tiles():
     # the start island (4 tiles) with a second leaf meets O6 and scores 4
-    state = position(icons={2: [{"icons": {"leaf": 2, "house": 1}}]}, phase="harvest", harvest_left=2, lander=0,
-                     seats=[seat(objective="O6", revealed="O6"), seat(objective="O12")])
+    state = position(
+        icons={2: [{"icons": {"leaf": 2, "house": 1}}]},
+        phase="harvest",
+        harvest_left=2,
+        lander=0,
+        seats=[seat(objective="O6", revealed="O6"), seat(objective="O12")],
+    )
     state = play(state, f"house island {state.island_of(0, 0)}")
     assert state.observation(0)["seats"][0]["pp"] == 4
 
@@ -240,8 +266,8 @@ def test_a_resource_bonus_adds_or_covers_another_resource():
     state = position(phase="bonus")
     moves = texts(state)
     assert "bonus fruit @(0,0) with fruit" in moves and "bonus fruit @(0,0) over flower with wild" in moves
-    assert "bonus flower @(0,0) over flower with flower" not in moves      # a token covers a different resource
-    assert "bonus flower @(0,0) over fruit with fruit" not in moves         # the fruit token shows fruit
+    assert "bonus flower @(0,0) over flower with flower" not in moves  # a token covers a different resource
+    assert "bonus flower @(0,0) over fruit with fruit" not in moves  # the fruit token shows fruit
     state = play(state, "bonus fruit @(0,0) over flower with wild")
     island = next(i for i in state.islands() if i["island"] == state.island_of(0, 0))
     assert (island["flower"], island["fruit"]) == (0, 2)
@@ -253,15 +279,14 @@ def test_landing_needs_an_empty_navigation_deck():
     assert not [m for m in texts(state) if m.startswith("land")]
     state = position(display=("t0", None, None), nav=0)
     lands = {m.split()[1] for m in texts(state) if m.startswith("land")}
-    assert lands == {"red", "grey"}                                        # 2 players: own colour or grey
+    assert lands == {"red", "grey"}  # 2 players: own colour or grey
     state = position(players=4, display=("t0", None, None), nav=0)
     assert {m.split()[1] for m in texts(state) if m.startswith("land")} == {"red"}
 
 
 def test_landing_ends_the_exploration_and_the_lander_harvests_first():
     # seat 1's Objective O8 (a flower, a fruit and a leaf) is met by the start island
-    state = position(display=("t0", None, None), nav=0, seats=[seat(objective="O1"), seat(objective="O8")],
-                     active=1)
+    state = position(display=("t0", None, None), nav=0, seats=[seat(objective="O1"), seat(objective="O8")], active=1)
     state = play(state, "land blue @(2,0)")
     view = state.observation(1)
     assert view["ships"] == {"blue": "(2,0)"} and view["control"]["phase"] == "harvest"
@@ -274,9 +299,17 @@ def test_landing_ends_the_exploration_and_the_lander_harvests_first():
 # End of the game and scoring
 # ---------------------------------------------------------------------------------------------------------------------
 def test_the_game_ends_when_six_tiles_cannot_be_drawn():
-    gone = [f"t{k}" for k in range(8, 56)]                  # 5 tiles (t3..t7) are left unseen
-    state = position(phase="harvest", harvest_left=1, lander=0, nav=0, display=("t0", "t1", "t2"), discarded=gone,
-                     seats=[seat(objective="O1", revealed="O1"), seat()], board=[("ship red", 0, "(2,0)")])
+    gone = [f"t{k}" for k in range(8, 56)]  # 5 tiles (t3..t7) are left unseen
+    state = position(
+        phase="harvest",
+        harvest_left=1,
+        lander=0,
+        nav=0,
+        display=("t0", "t1", "t2"),
+        discarded=gone,
+        seats=[seat(objective="O1", revealed="O1"), seat()],
+        board=[("ship red", 0, "(2,0)")],
+    )
     assert state.observation(0)["deck_size"] == 5
     state = play(state, "end harvest")
     assert state.is_terminal()
@@ -284,9 +317,15 @@ def test_the_game_ends_when_six_tiles_cannot_be_drawn():
 
 def test_the_game_ends_when_a_seat_can_neither_take_nor_land():
     ships = [("ship blue", 0, "(2,0)")]
-    state = position(players=4, board=ships, phase="bonus", nav=0, taken_slot=1,
-                     seats=[seat(objective="O1"), seat(objective="O2"), seat(objective="O3"), seat(objective="O4")])
-    state = play(state, "no bonus")            # seat 1: nothing face up, its Ship already out: a final Harvest
+    state = position(
+        players=4,
+        board=ships,
+        phase="bonus",
+        nav=0,
+        taken_slot=1,
+        seats=[seat(objective="O1"), seat(objective="O2"), seat(objective="O3"), seat(objective="O4")],
+    )
+    state = play(state, "no bonus")  # seat 1: nothing face up, its Ship already out: a final Harvest
     control = state.observation(0)["control"]
     assert control["final"] and control["lander"] == 1
     while not state.is_terminal():
@@ -295,26 +334,33 @@ def test_the_game_ends_when_a_seat_can_neither_take_nor_land():
 
 
 def test_the_game_ends_after_the_harvest_of_the_last_ship():
-    ships = [("ship red", 0, "(2,0)"), ("ship blue", 0, "(2,1)"), ("ship green", 0, "(-1,0)"),
-             ("ship yellow", 0, "(-1,1)")]
-    state = position(board=ships, phase="harvest", harvest_left=1, lander=0,
-                     seats=[seat(objective="O1", revealed="O1"), seat()])
+    ships = [
+        ("ship red", 0, "(2,0)"),
+        ("ship blue", 0, "(2,1)"),
+        ("ship green", 0, "(-1,0)"),
+        ("ship yellow", 0, "(-1,1)"),
+    ]
+    state = position(
+        board=ships, phase="harvest", harvest_left=1, lander=0, seats=[seat(objective="O1", revealed="O1"), seat()]
+    )
     state = play(state, "end harvest")
     assert state.is_terminal()
 
 
 def test_ports_around_the_own_ship_score_and_grey_ships_do_not():
     board = [("ship red", 0, "(2,0)"), ("ship green", 0, "(-1,0)")]
-    icons = {1: [{"icons": {"fruit": 1, "house": 1, "port": 2}}], 0: [{"icons": {"flower": 1, "house": 1,
-                                                                                "port": 1}}]}
+    icons = {1: [{"icons": {"fruit": 1, "house": 1, "port": 2}}], 0: [{"icons": {"flower": 1, "house": 1, "port": 1}}]}
     state = position(board=board, icons=icons, phase="over", seats=[seat(pp=3), seat(pp=3)])
     # red (seat 0) at (2,0) touches (1,0) and (1,1): 2 ports; the grey (green) Ship at (-1,0) scores for no one
     assert state.scores() == [5, 3]
 
 
 def test_ties_go_to_most_houses_placed():
-    state = position(phase="over", seats=[seat(pp=5, houses_placed=1), seat(pp=5, houses_placed=2)],
-                     houses={0: [[1, 0]], 1: [[0, 1]], 2: [[0, 1]]})
+    state = position(
+        phase="over",
+        seats=[seat(pp=5, houses_placed=1), seat(pp=5, houses_placed=2)],
+        houses={0: [[1, 0]], 1: [[0, 1]], 2: [[0, 1]]},
+    )
     assert state.returns() == [0.0, 1.0]
 
 

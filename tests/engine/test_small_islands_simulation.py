@@ -36,8 +36,22 @@ def test_random_games_keep_every_invariant_and_end():
         seen[f"ships {len(view['ships'])}"] += 1
         seen["final harvest"] += view["control"]["final"]
         seen["discovery kept"] += sum(s["discovery_count"] for s in view["seats"]) > 0
-    for kind in ("keep", "take", "place", "bonus", "no", "land", "house", "end", "display", "deal", "draw",
-                 "discovery kept", "ships 4", "final harvest"):
+    for kind in (
+        "keep",
+        "take",
+        "place",
+        "bonus",
+        "no",
+        "land",
+        "house",
+        "end",
+        "display",
+        "deal",
+        "draw",
+        "discovery kept",
+        "ships 4",
+        "final harvest",
+    ):
         assert seen[kind] > 0, f"no random game reached {kind!r}"
     # The third end (6 tiles cannot be drawn for the Navigation deck) needs more tiles used than 4 rounds of random
     # play use: test_small_islands_rules.py plays it.

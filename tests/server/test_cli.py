@@ -92,3 +92,10 @@ def test_play_islet_against_bots_shows_only_own_hand():
     out = atoll("play", "islet", "--players", "3", "--seed", "5", "--iterations", "20", stdin="board\nquit\n")
     assert out.returncode == 0, out.stderr
     assert "your hand:" in out.stdout and "chance: draw a tile" in out.stdout
+
+
+def test_play_small_islands_shows_the_display_hand_and_objectives():
+    out = atoll("play", "small_islands", "--players", "3", "--seed", "7", "--iterations", "20", stdin="moves\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "display: 1:" in out.stdout and "your hand:" in out.stdout and "keep O" in out.stdout
+    assert "chance: deal a tile" in out.stdout

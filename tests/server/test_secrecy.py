@@ -58,7 +58,11 @@ def secret_strings(game: str, private: dict) -> set[str]:
                 found |= {f"{key}:{entry['value']}" for entry in value if entry["status"] == "board"}
     elif game.startswith("islet"):
         # Tile names are public words (the islets are made of them): a hand would leak as a hand map, checked in
-        # assert_islet_hands_hidden, or as another seat's draw, checked in assert_islet_draws_private.
+        # assert_islet_hands_hidden, or as another seat's draw, checked in assert_private_moves_are_own.
+        pass
+    elif game == "small_islands":
+        # A seat may read a card it drew itself and returned, wherever it went later: move texts that name a secret
+        # are checked by whose move they were (assert_private_moves_are_own), views by assert_islet_hands_hidden.
         pass
     else:
         card = private["card"]
@@ -85,7 +89,7 @@ def assert_no_secret_of_others(message, seat: int, state: engine_ext.State) -> N
             continue
         for secret in secret_strings(state.game_name, state.private_info(other)):
             for text in strings_in(message):
-                assert secret not in text, f"seat {seat} received {secret!r} (seat {other}'s) in {text!r}"
+                assert secret not in text + " ", f"seat {seat} received {secret!r} (seat {other}'s) in {text!r}"
 
 
 def assert_others_draws_hidden(records: list, seat: int) -> None:
@@ -99,19 +103,31 @@ def assert_others_draws_hidden(records: list, seat: int) -> None:
 
 
 def assert_islet_hands_hidden(view: pb.View, seat: int) -> None:
-    if view.observation.WhichOneof("view") == "islet":
-        for other, entry in enumerate(view.observation.islet.seats):
+    """Islet and Small Islands views carry no other seat's hand (nor, in Small Islands, Objectives or tokens)."""
+    which = view.observation.WhichOneof("view")
+    if which in ("islet", "small_islands"):
+        for other, entry in enumerate(getattr(view.observation, which).seats):
             assert other == seat or not entry.hand, f"seat {seat} sees seat {other}'s hand"
+            if which == "small_islands" and other != seat:
+                assert not entry.HasField("objective") and not entry.discovery, f"seat {seat} sees {other}'s cards"
 
 
-def assert_islet_draws_private(db, game_id: str, records: list, seat: int) -> None:
-    """Replaying the true game beside the records a seat got: every tile drawn into a hand that the seat reads by
-    name is its own."""
+PRIVATE_MOVES = {
+    # move texts that name a secret: a tile drawn into a hand, an Objective drawn or kept, a Discovery token
+    "islet": lambda text: text.startswith("draw ") and text != "draw a tile",
+    "islet_solo": lambda text: False,
+    "small_islands": lambda text: text.startswith(("deal t", "draw O", "keep O", "draw discovery ", "keep discovery ")),
+}
+
+
+def assert_private_moves_are_own(db, game_id: str, records: list, seat: int) -> None:
+    """Replaying the true game beside the records a seat got: every move that names a secret is the seat's own."""
     state, moves = _setup(GameRecord(*_record_row(db, game_id))), _moves(db, game_id)
+    private = PRIVATE_MOVES[state.game_name]
     texts = [r.action.text for r in records]
     assert len(texts) == len(moves)
     for action, text in zip(moves, texts, strict=True):
-        if text.startswith("draw ") and text != "draw a tile":
+        if private(text):
             assert state.observation(seat)["control"]["active"] == seat, f"seat {seat} read another's {text!r}"
         state.apply(action)
 
@@ -129,7 +145,16 @@ def assert_view_is_made_of_its_observation(view: pb.View) -> None:
 
 @pytest.mark.parametrize(
     "game,players",
-    [("survive", 4), ("survive", 2), ("leduc_poker", 3), ("islet", 4), ("islet", 2), ("islet_solo", 1)],
+    [
+        ("survive", 4),
+        ("survive", 2),
+        ("leduc_poker", 3),
+        ("islet", 4),
+        ("islet", 2),
+        ("islet_solo", 1),
+        ("small_islands", 3),
+        ("small_islands", 2),
+    ],
 )
 def test_nothing_a_human_seat_receives_holds_another_seats_secret(server, client, game, players):
     humans = [0, 1] if players > 2 else [0]
@@ -155,7 +180,7 @@ def test_nothing_a_human_seat_receives_holds_another_seats_secret(server, client
         for other in range(players):
             if other != seat:
                 for secret in secret_strings(game, state.private_info(other)):
-                    assert secret not in refused.value.details()
+                    assert secret not in refused.value.details() + " "
         reply = client.act(created.game_id, seat, action_id=rng.choice(view.legal_actions).id)
         assert_no_secret_of_others(reply, seat, true_state(server.db, created.game_id))
         assert_others_draws_hidden([reply.played, *reply.followed], seat)
@@ -167,8 +192,9 @@ def test_nothing_a_human_seat_receives_holds_another_seats_secret(server, client
         for event in events:
             assert_no_secret_of_others(event, seat, state)
         assert_others_draws_hidden([e.move for e in events], seat)
-        if game.startswith("islet"):
-            assert_islet_draws_private(server.db, created.game_id, [e.move for e in events if e.HasField("move")], seat)
+        if game in PRIVATE_MOVES:
+            moves = [e.move for e in events if e.HasField("move")]
+            assert_private_moves_are_own(server.db, created.game_id, moves, seat)
 
 
 def test_a_seat_sees_its_own_card_and_never_the_others(server, client):
@@ -204,7 +230,8 @@ def test_games_without_a_seed_are_dealt_differently(client):
 
 
 @pytest.mark.parametrize(
-    "game,players", [("survive", 4), ("kuhn_poker", 3), ("leduc_poker", 2), ("islet", 3), ("islet_solo", 1)]
+    "game,players",
+    [("survive", 4), ("kuhn_poker", 3), ("leduc_poker", 2), ("islet", 3), ("islet_solo", 1), ("small_islands", 3)],
 )
 def test_a_seats_view_and_move_texts_depend_on_its_observation_alone(game, players):
     rng = random.Random(7)
