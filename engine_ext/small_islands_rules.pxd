@@ -25,6 +25,7 @@ cdef enum:
     DISPLAY = 3
     HAND = 2
     MAX_ACTIONS = 8192
+    MAX_OPEN = 200              # empty squares beside the tiles (each tile opens at most 3)
     HIDDEN_TILE = 63
     HIDDEN_CARD = 15
 
@@ -136,6 +137,11 @@ cdef struct SmallIslands:
     int16_t turn                # placements made (the tie-break "placed a tile last")
     int16_t last_place[MAX_SEATS]
     uint8_t num_placed
+    uint8_t num_open
+    uint16_t open_key[MAX_OPEN]  # the open squares, ascending by (y, x) as (y + 64) << 8 | (x + 64)
+    uint8_t open_touch[MAX_OPEN] # sides of the square that touch a tile (N 1, E 2, S 4, W 8)
+    uint8_t open_need[MAX_OPEN]  # those of them that touch Land (a tile must show Land exactly there)
+    uint8_t slot_order[MAX_PLACED]  # placed slots ascending by (y, x)
     uint8_t slot_at[SLOT_HASH]  # placed slot + 1 by hashed (x, y)
     uint8_t region_houses[MAX_REGIONS]  # Houses on each region's marks, 2 bits per seat (for recounts)
     Placed placed[MAX_PLACED]

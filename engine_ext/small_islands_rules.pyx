@@ -193,6 +193,61 @@ cdef bint fits(const SmallIslands* s, int edges, int x, int y) noexcept nogil:
     return touching
 
 
+cdef inline int square_key(int x, int y) noexcept nogil:
+    return ((y + OFFSET) << 8) | (x + OFFSET)
+
+
+cdef int open_index(const SmallIslands* s, int key) noexcept nogil:
+    """Binary search of the sorted open squares: the index of ``key``, or -(insertion point) - 1."""
+    cdef int lo = 0, hi = s.num_open - 1, mid
+    while lo <= hi:
+        mid = (lo + hi) >> 1
+        if s.open_key[mid] < key:
+            lo = mid + 1
+        elif s.open_key[mid] > key:
+            hi = mid - 1
+        else:
+            return mid
+    return -lo - 1
+
+
+cdef void update_open(SmallIslands* s, int x, int y, const Placed* p) noexcept nogil:
+    """The square (x, y) is taken by ``p``: it leaves the open squares, and each empty square beside it opens (or
+    learns that one more side touches a tile, and whether Land)."""
+    cdef int k = open_index(s, square_key(x, y)), d, nx, ny, key, j, side
+    if k >= 0:
+        for j in range(k, s.num_open - 1):
+            s.open_key[j] = s.open_key[j + 1]
+            s.open_touch[j] = s.open_touch[j + 1]
+            s.open_need[j] = s.open_need[j + 1]
+        s.num_open -= 1
+    for d in range(4):
+        nx = x + DX[d]
+        ny = y + DY[d]
+        if find_slot(s, nx, ny) != NO_SLOT:
+            continue
+        key = square_key(nx, ny)
+        k = open_index(s, key)
+        if k < 0:
+            if s.num_open >= MAX_OPEN:
+                continue
+            k = -k - 1
+            j = s.num_open
+            while j > k:
+                s.open_key[j] = s.open_key[j - 1]
+                s.open_touch[j] = s.open_touch[j - 1]
+                s.open_need[j] = s.open_need[j - 1]
+                j -= 1
+            s.open_key[k] = key
+            s.open_touch[k] = 0
+            s.open_need[k] = 0
+            s.num_open += 1
+        side = 1 << ((d + 2) & 3)
+        s.open_touch[k] |= side
+        if (p.edges >> d) & 1:
+            s.open_need[k] |= side
+
+
 cdef int place_tile(SmallIslands* s, int tile, int rot, int x, int y) noexcept nogil:
     """Put ``tile`` (rotated ``rot`` quarter turns clockwise) on (x, y), joining its land regions to the islands
     across Land edges. Returns its slot."""
@@ -232,6 +287,12 @@ cdef int place_tile(SmallIslands* s, int tile, int rot, int x, int y) noexcept n
         theirs = region_on_edge(&s.placed[n], 1 << ((d + 2) & 3))
         if mine >= 0 and theirs >= 0:
             unite(s, 2 * k + mine, 2 * n + theirs)
+    update_open(s, x, y, p)
+    j = k                                 # keep the slots ascending by (y, x)
+    while j > 0 and square_key(s.placed[s.slot_order[j - 1]].x, s.placed[s.slot_order[j - 1]].y) > square_key(x, y):
+        s.slot_order[j] = s.slot_order[j - 1]
+        j -= 1
+    s.slot_order[j] = k
     return k
 
 
@@ -371,115 +432,121 @@ cdef inline int ship_ok(const SmallIslands* s, int seat, int colour) noexcept no
     return colour == seat or colour >= s.num_players
 
 
-cdef int candidate(const SmallIslands* s, int k, int d, int* x, int* y) noexcept nogil:
-    """The empty square beside slot k in direction d, counted once: from the lowest slot beside it."""
-    cdef int e, n
-    x[0] = s.placed[k].x + DX[d]
-    y[0] = s.placed[k].y + DY[d]
-    if find_slot(s, x[0], y[0]) != NO_SLOT:
-        return False
-    for e in range(4):
-        n = find_slot(s, x[0] + DX[e], y[0] + DY[e])
-        if n != NO_SLOT and n < k:
-            return False
-    return True
-
-
 cdef int push_landings(const SmallIslands* s, int32_t* out, int n) noexcept nogil:
-    cdef int colour, k, d, x, y, grey_done = 0
+    """Ships on every open square whose touching sides are all Sea, ascending by square then colour."""
+    cdef int colour, k, grey = -1, ok_colours = 0
     cdef Move m
     if s.nav_n > 0:
         return n
-    memset(&m, 0, sizeof(Move))
-    m.kind = K_LAND
     for colour in range(MAX_SEATS):
         if not ship_ok(s, s.active, colour):
             continue
         if colour >= s.num_players:
-            if grey_done:
+            if grey >= 0:
                 continue                # grey Ships are identical: the lowest free colour stands for all
-            grey_done = 1
-        m.colour = colour
-        for k in range(s.num_placed):
-            for d in range(4):
-                if candidate(s, k, d, &x, &y) and fits(s, 0, x, y):
-                    m.x = x
-                    m.y = y
-                    out[n] = encode(&m)
-                    n += 1
+            grey = colour
+        ok_colours |= 1 << colour
+    if not ok_colours:
+        return n
+    memset(&m, 0, sizeof(Move))
+    m.kind = K_LAND
+    for k in range(s.num_open):
+        if s.open_need[k]:
+            continue
+        m.x = (s.open_key[k] & 255) - OFFSET
+        m.y = (s.open_key[k] >> 8) - OFFSET
+        for colour in range(MAX_SEATS):
+            if (ok_colours >> colour) & 1:
+                m.colour = colour
+                out[n] = encode(&m)
+                n += 1
     return n
 
 
 cdef int push_placements(const SmallIslands* s, int32_t* out, int n) noexcept nogil:
+    """Every kind in hand, every distinct turn, every open square whose touching sides it matches; ascending ids
+    (square, then turn, then kind)."""
     cdef uint64_t hand = s.hand[s.active], seen_types = 0
-    cdef int tile, rot, r2, k, d, x, y, dup, reg
-    cdef int masks[4][2]
-    cdef Move m
-    memset(&m, 0, sizeof(Move))
-    m.kind = K_PLACE
+    cdef int kinds[3]
+    cdef int nk = 0, tile, rot, r2, k, j, dup, reg, edges
+    cdef int masks[3][4]
+    cdef bint valid[3][4]
+    cdef int same
     while hand:
         tile = lowest_bit(hand)
         hand &= hand - 1
         if (seen_types >> CANON[tile]) & 1:
             continue                    # an identical tile was listed already
         seen_types |= (<uint64_t>1) << CANON[tile]
-        m.tile = CANON[tile]
+        kinds[nk] = CANON[tile]
+        nk += 1
+    for j in range(1, nk):             # kinds ascending
+        tile = kinds[j]
+        k = j - 1
+        while k >= 0 and kinds[k] > tile:
+            kinds[k + 1] = kinds[k]
+            k -= 1
+        kinds[k + 1] = tile
+    for j in range(nk):
         for rot in range(4):
-            for reg in range(2):
-                masks[rot][reg] = rotate(TILE_EDGES[tile][reg], rot) if reg < TILE_NREG[tile] else 0
+            masks[j][rot] = 0
+            for reg in range(TILE_NREG[kinds[j]]):
+                masks[j][rot] |= rotate(TILE_EDGES[kinds[j]][reg], rot)
             dup = 0
-            for r2 in range(rot):
-                if masks[r2][0] == masks[rot][0] and masks[r2][1] == masks[rot][1]:
-                    dup = 1
-            if dup:
-                continue                # this turn gives the same tile as a smaller one
-            m.rot = rot
-            for k in range(s.num_placed):
-                for d in range(4):
-                    if candidate(s, k, d, &x, &y) and fits(s, masks[rot][0] | masks[rot][1], x, y):
-                        m.x = x
-                        m.y = y
-                        out[n] = encode(&m)
-                        n += 1
+            for r2 in range(rot):       # a turn giving the same regions as a smaller one is the same tile
+                same = 1
+                for reg in range(TILE_NREG[kinds[j]]):
+                    if rotate(TILE_EDGES[kinds[j]][reg], r2) != rotate(TILE_EDGES[kinds[j]][reg], rot):
+                        same = 0
+                dup = dup or same
+            valid[j][rot] = not dup
+    cdef int32_t square
+    cdef int x, y
+    for k in range(s.num_open):
+        x = (s.open_key[k] & 255) - OFFSET
+        y = (s.open_key[k] >> 8) - OFFSET
+        if x < -60 or x > 60 or y < -60 or y > 60:
+            continue
+        square = act(K_PLACE, ((x + OFFSET) << 8) | ((y + OFFSET) << 15))       # the bit layout of encode()
+        for rot in range(4):
+            for j in range(nk):
+                edges = masks[j][rot]
+                if valid[j][rot] and (edges & s.open_touch[k]) == s.open_need[k]:
+                    out[n] = square | (rot << 6) | kinds[j]
+                    n += 1
     return n
 
 
 cdef int push_bonuses(const SmallIslands* s, int32_t* out, int n) noexcept nogil:
-    cdef int k, r, token, side, cover, pick, tokens = s.tokens[s.active]
+    """Every Bonus token placement, ascending ids (square, region, cover, side, token)."""
+    cdef int i, k, r, token, side, cover, tokens = s.tokens[s.active]
+    cdef int32_t square, region_base, cover_base, side_base
     cdef const Placed* p
     cdef const Region* g
-    cdef Move m
-    memset(&m, 0, sizeof(Move))
-    m.kind = K_BONUS
-    for k in range(s.num_placed):
+    for i in range(s.num_placed):
+        k = s.slot_order[i]
         p = &s.placed[k]
         if p.id >= FIRST_SHIP:
             continue
-        m.x = p.x
-        m.y = p.y
+        square = act(K_BONUS, ((p.x + OFFSET) << 7) | ((p.y + OFFSET) << 14))   # the bit layout of encode()
         for r in range(p.nreg):
             g = &s.region[2 * k + r]
-            m.region = r
-            if p.edges != 15 and p.ports < 2:           # a Port on a coastal region, at most 2 per tile
-                m.side = 0
-                m.cover = 0
-                for token in range(4):
-                    if (tokens >> token) & 1:
-                        m.token = token
-                        out[n] = encode(&m)
-                        n += 1
-            for side in range(1, 4):                    # a resource: added, or covering another resource icon
-                for pick in range(2):
-                    token = side - 1 if pick == 0 else 3
-                    if not (tokens >> token) & 1:
-                        continue
-                    m.token = token
-                    m.side = side
-                    for cover in range(4):
-                        if cover == side or (cover and g.icons[cover - 1] == 0):
+            region_base = square | (r << 6)
+            for cover in range(4):
+                if cover and g.icons[cover - 1] == 0:
+                    continue
+                cover_base = region_base | (cover << 4)
+                for side in range(4):
+                    if side == 0:               # a Port on a coastal region, at most 2 per tile, covers nothing
+                        if cover or p.edges == 15 or p.ports >= 2:
                             continue
-                        m.cover = cover
-                        out[n] = encode(&m)
+                    elif side == cover:         # a resource covers a different resource, or is added
+                        continue
+                    side_base = cover_base | (side << 2)
+                    for token in range(4):
+                        if not (tokens >> token) & 1 or (side and token != 3 and token != side - 1):
+                            continue
+                        out[n] = side_base | token
                         n += 1
     return n
 
