@@ -139,7 +139,7 @@ cdef struct SmallIslands:
     uint8_t num_placed
     uint8_t num_open
     uint16_t open_key[MAX_OPEN]  # the open squares, ascending by (y, x) as (y + 64) << 8 | (x + 64)
-    uint8_t open_touch[MAX_OPEN] # sides of the square that touch a tile (N 1, E 2, S 4, W 8)
+    uint8_t open_touch[MAX_OPEN]  # sides of the square that touch a tile (N 1, E 2, S 4, W 8)
     uint8_t open_need[MAX_OPEN]  # those of them that touch Land (a tile must show Land exactly there)
     uint8_t slot_order[MAX_PLACED]  # placed slots ascending by (y, x)
     uint8_t slot_at[SLOT_HASH]  # placed slot + 1 by hashed (x, y)
