@@ -137,6 +137,7 @@ cdef struct SmallIslands:
     int16_t turn                # placements made (the tie-break "placed a tile last")
     int16_t last_place[MAX_SEATS]
     uint8_t num_placed
+    uint64_t two_regions        # slots holding a tile with two land regions
     uint8_t num_open
     uint16_t open_key[MAX_OPEN]  # the open squares, ascending by (y, x) as (y + 64) << 8 | (x + 64)
     uint8_t open_touch[MAX_OPEN]  # sides of the square that touch a tile (N 1, E 2, S 4, W 8)

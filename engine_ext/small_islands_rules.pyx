@@ -143,12 +143,14 @@ cdef int root_of(const SmallIslands* s, int r) noexcept nogil:
 cdef int shared_tiles(const SmallIslands* s, int ra, int rb) noexcept nogil:
     """Tiles with one region in island ``ra`` and the other in island ``rb`` (counted once when they merge)."""
     cdef int k, n = 0, a, b
-    for k in range(s.num_placed):
-        if s.placed[k].nreg == 2:
-            a = root_of(s, 2 * k)
-            b = root_of(s, 2 * k + 1)
-            if (a == ra and b == rb) or (a == rb and b == ra):
-                n += 1
+    cdef uint64_t bits = s.two_regions
+    while bits:
+        k = lowest_bit(bits)
+        bits &= bits - 1
+        a = root_of(s, 2 * k)
+        b = root_of(s, 2 * k + 1)
+        if (a == ra and b == rb) or (a == rb and b == ra):
+            n += 1
     return n
 
 
@@ -264,6 +266,8 @@ cdef int place_tile(SmallIslands* s, int tile, int rot, int x, int y) noexcept n
     p.y = y
     p.rot = rot
     p.nreg = TILE_NREG[tile]
+    if p.nreg == 2:
+        s.two_regions |= (<uint64_t>1) << k
     p.edges = 0
     p.ports = 0
     for r in range(2):
@@ -519,10 +523,18 @@ cdef int push_placements(const SmallIslands* s, int32_t* out, int n) noexcept no
 
 cdef int push_bonuses(const SmallIslands* s, int32_t* out, int n) noexcept nogil:
     """Every Bonus token placement, ascending ids (square, region, cover, side, token)."""
-    cdef int i, k, r, token, side, cover, tokens = s.tokens[s.active]
+    cdef int i, k, r, t, side, cover, tokens = s.tokens[s.active]
     cdef int32_t square, region_base, cover_base, side_base
+    cdef int usable[4][4]                 # per side, the tokens that may show it, ascending
+    cdef int nusable[4]
     cdef const Placed* p
     cdef const Region* g
+    for side in range(4):
+        nusable[side] = 0
+        for t in range(4):
+            if (tokens >> t) & 1 and (side == 0 or t == 3 or t == side - 1):
+                usable[side][nusable[side]] = t
+                nusable[side] += 1
     for i in range(s.num_placed):
         k = s.slot_order[i]
         p = &s.placed[k]
@@ -543,10 +555,8 @@ cdef int push_bonuses(const SmallIslands* s, int32_t* out, int n) noexcept nogil
                     elif side == cover:         # a resource covers a different resource, or is added
                         continue
                     side_base = cover_base | (side << 2)
-                    for token in range(4):
-                        if not (tokens >> token) & 1 or (side and token != 3 and token != side - 1):
-                            continue
-                        out[n] = side_base | token
+                    for t in range(nusable[side]):
+                        out[n] = side_base | usable[side][t]
                         n += 1
     return n
 
