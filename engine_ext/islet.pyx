@@ -43,6 +43,10 @@ from engine_ext.core cimport State
 from engine_ext.islet_rules cimport *
 
 from engine_ext.core import IllegalAction, InvalidObservation
+from engine_ext.fields import XY as _XY
+from engine_ext.fields import parse_xy
+from engine_ext.fields import check_int as _check_int
+from engine_ext.fields import first_difference as _first_difference
 from engine_ext.registry import GameInfo, GameOption, SearchDefaults
 
 TERRAINS = ("water", "sand", "clay")
@@ -64,7 +68,6 @@ CARDS = {
     12: ("a neighbour with the same terrain", "no neighbour with the same terrain"),
     13: ("a neighbour with the same nest", "no neighbour with the same nest"),
 }
-_XY = re.compile(r"\((-?\d+),\s?(-?\d+)\)")
 _START = ((-1, 0), (0, 0), (1, 0), (-1, 1), (0, 1), (1, 1), (9, 0), (10, 0), (11, 0), (9, 1), (10, 1), (11, 1))
 
 
@@ -85,10 +88,7 @@ COMPONENTS = _check_component_data()
 
 
 def _xy(str text):
-    m = _XY.fullmatch(text.strip())
-    if not m:
-        raise ValueError(f"expected a cell like (1,0), not {text[:20]!r}")
-    return int(m.group(1)), int(m.group(2))
+    return parse_xy(text, "cell")
 
 
 cdef dict _counts(tuple names, const uint8_t* values):
@@ -672,17 +672,6 @@ cdef class IsletState(State):
         s.bag_n = bag_size
 
 
-def _check_int(data, str key, int lo, int hi, str prefix="", bint missing_zero=False):
-    if not isinstance(data, dict):
-        raise InvalidObservation(prefix.rstrip(".") or key, "expected an object")
-    value = data.get(key, 0 if missing_zero else None)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise InvalidObservation(prefix + key, f"expected an integer {lo}..{hi}")
-    if missing_zero and key in data and value == 0:
-        raise InvalidObservation(prefix + key, "zero counts are left out")
-    return value
-
-
 def new_game(int players=2, long seed=0, bint solo=False, eggs=None):
     """A new game before its first chance event (the start islet is dealt by chance); ``seed`` is ignored: all of
     Islet's randomness is chance nodes. Solo: ``players`` 1 and ``eggs`` 10 or 6."""
@@ -699,19 +688,6 @@ def new_game(int players=2, long seed=0, bint solo=False, eggs=None):
     cdef IsletState state = IsletState.__new__(IsletState)
     init_game(<Islet*>state.buf, players, solo, eggs)
     return state
-
-
-def _first_difference(a, b, path=""):
-    """The dotted path of the first field where two JSON values differ."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in list(a) + [k for k in b if k not in a]:
-            if a.get(key) != b.get(key):
-                return _first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for k, (x, y) in enumerate(zip(a, b)):
-            if x != y:
-                return _first_difference(x, y, f"{path}[{k}]")
-    return path or "state"
 
 
 def from_json(str text):

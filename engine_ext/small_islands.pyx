@@ -43,6 +43,9 @@ from engine_ext.core cimport State
 from engine_ext.small_islands_rules cimport *
 
 from engine_ext.core import IllegalAction, InvalidObservation
+from engine_ext.fields import parse_xy
+from engine_ext.fields import check_int as _check_int
+from engine_ext.fields import first_difference as _first_difference
 from engine_ext.registry import GameInfo, SearchDefaults
 
 COLOURS = ("red", "blue", "green", "yellow")
@@ -67,14 +70,10 @@ REWARDS = (
     "1 per icon of a chosen resource + 2", "1 per icon of the commonest resource + 1 per 2 ports",
     "1 per empty House mark + 1 per House", "1 per port + 2",
 )
-_XY = re.compile(r"\((-?\d+),\s?(-?\d+)\)")
 
 
 def _xy(str text):
-    m = _XY.fullmatch(text.strip())
-    if not m:
-        raise ValueError(f"expected a square like (1,-1), not {text[:20]!r}")
-    return int(m.group(1)), int(m.group(2))
+    return parse_xy(text, "square")
 
 
 cdef void _icons_of(dict region, int* out):
@@ -874,29 +873,6 @@ def _bounded(str text):
     if not -60 <= x <= 60 or not -60 <= y <= 60:
         raise ValueError("squares run from -60 to 60")
     return x, y
-
-
-def _check_int(data, str key, int lo, int hi, str prefix="", bint missing_zero=False):
-    if not isinstance(data, dict):
-        raise InvalidObservation(prefix.rstrip(".") or key, "expected an object")
-    value = data.get(key, 0 if missing_zero else None)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise InvalidObservation(prefix + key, f"expected an integer {lo}..{hi}")
-    if missing_zero and key in data and value == 0:
-        raise InvalidObservation(prefix + key, "zero counts are left out")
-    return value
-
-
-def _first_difference(a, b, path=""):
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in list(a) + [k for k in b if k not in a]:
-            if a.get(key) != b.get(key):
-                return _first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for k, (x, y) in enumerate(zip(a, b)):
-            if x != y:
-                return _first_difference(x, y, f"{path}[{k}]")
-    return path or "state"
 
 
 def new_game(int players=2, long seed=0):

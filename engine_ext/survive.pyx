@@ -73,6 +73,7 @@ from engine_ext.survive_board import (
 )
 
 from engine_ext.core import IllegalAction, InvalidObservation
+from engine_ext.fields import first_difference as _first_difference
 from engine_ext.registry import GameInfo, GameOption, SearchDefaults
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -776,19 +777,6 @@ def _canonical(dict data):
     if isinstance(out.get("creatures"), dict):
         out["creatures"] = {k: by_cell(v) if isinstance(v, list) else v for k, v in out["creatures"].items()}
     return out
-
-
-def _first_difference(a, b, path=""):
-    """The dotted path of the first field where two JSON values differ."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in list(a) + [k for k in b if k not in a]:
-            if a.get(key) != b.get(key):
-                return _first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for k, (x, y) in enumerate(zip(a, b)):
-            if x != y:
-                return _first_difference(x, y, f"{path}[{k}]")
-    return path or "state"
 
 
 def from_json(str text):
