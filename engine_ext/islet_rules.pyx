@@ -1083,6 +1083,27 @@ cdef double potential(const Islet* s, int seat) noexcept nogil:
     return p.laid + 0.45 * min(best, 3) / 3.0 + 0.04 * g + (0.05 if p.pawn != NO_CELL else 0.0)
 
 
+cdef double nest_units(const Seat* p, int nest) noexcept nogil:
+    """Nest cards of one kind a seat could pay now: its cards and guaranteed ones, plus pairs of the two terrains."""
+    cdef int a = p.cards[PAIR_P[nest]] + p.guar[PAIR_P[nest]], b = p.cards[PAIR_Q[nest]] + p.guar[PAIR_Q[nest]]
+    return p.cards[3 + nest] + p.guar[3 + nest] + min(a, b)
+
+
+cdef double solo_progress(const Islet* s) noexcept nogil:
+    """Solo: eggs laid, plus how near the next lay is: resources held (any can be transformed, about 4 make an egg),
+    hand tiles (future resources), and, on a tile that satisfies a card of its islet, the nests of that tile's kind
+    against the 3 a lay costs."""
+    cdef const Seat* p = &s.seat[0]
+    cdef int r, held = 0, c = p.pawn
+    cdef int slots[2]
+    cdef double near = 0.0
+    for r in range(NUM_RES):
+        held += p.cards[r] + p.guar[r]
+    if c != NO_CELL and s.cell[c].egg < 0 and satisfied_slots(s, c, slots) > 0:
+        near = 0.5 * min(nest_units(p, nest_of(s.cell[c].top)), 3.0) / 3.0
+    return p.laid + 0.1 * min(held, 6) + 0.05 * p.hand_n + near
+
+
 cdef void i_heuristic(const void* ptr, double* out) noexcept nogil:
     """Win shares estimated from the potentials by a softmax (one egg = e); solo: the chance that egg progress
     outpaces the bag, a logistic of progress minus the share of the bag used."""
@@ -1094,9 +1115,9 @@ cdef void i_heuristic(const void* ptr, double* out) noexcept nogil:
         i_returns(ptr, out)
         return
     if s.solo:
-        progress = potential(s, 0) / s.eggs_start
+        progress = solo_progress(s) / s.eggs_start
         used = 1.0 - s.bag_n / 74.0
-        out[0] = 1.0 / (1.0 + exp(-8.0 * (progress - used + 0.15)))
+        out[0] = 1.0 / (1.0 + exp(-6.0 * (progress - used + 0.1)))
         return
     for i in range(s.num_players):
         est[i] = potential(s, i)
