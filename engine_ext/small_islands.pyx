@@ -491,10 +491,6 @@ cdef class SmallIslandsState(State):
             info["discovery"] = disc
         return info
 
-    def hidden_facts_fixed(self, int seat):
-        """True when the other seats' secrets have one possible value for ``seat`` (nothing unseen to deal)."""
-        return False
-
     # -- checks -----------------------------------------------------------------------------------------------------
     def invariant_violations(self):
         cdef SmallIslands* s = self.g()
