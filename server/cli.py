@@ -45,8 +45,11 @@ def games(args: argparse.Namespace) -> int:
     """The registered games with their seats and options (what ListGames answers)."""
     for name in engine_ext.GAMES:
         info = engine_ext.game_info(name)
-        seats = (f"{info.min_players}-{info.max_players} players" if info.min_players != info.max_players
-                 else f"{info.min_players} player" + ("s" if info.min_players > 1 else ""))
+        seats = (
+            f"{info.min_players}-{info.max_players} players"
+            if info.min_players != info.max_players
+            else f"{info.min_players} player" + ("s" if info.min_players > 1 else "")
+        )
         print(f"{name}: {info.title}, {seats}. {info.description}")
         for option in info.options:
             print(f"  --option {option.name}=...  default {option.default!r}: {option.describe()}")
