@@ -42,6 +42,38 @@ cdef inline uint32_t rng_below(Rng* rng, uint32_t n) noexcept nogil:
     return <uint32_t>(((rng_next(rng) >> 32) * <uint64_t>n) >> 32)
 
 
+cdef inline int32_t kind_balanced_choice(const int32_t* legal, int n, Rng* rng, int shift,
+                                         int preferred) noexcept nogil:
+    """A light playout policy for games whose action ids carry a kind in bits ``shift`` and up (at most 32 kinds):
+    an action of kind ``preferred`` whenever there is one (-1: none), else a kind uniformly among those present,
+    then an action of it uniformly, so a kind with many variants (ways to pay, token placements) does not crowd out
+    the others."""
+    cdef int counts[32]
+    cdef int k, kinds = 0, pick, i
+    for k in range(32):
+        counts[k] = 0
+    for i in range(n):
+        counts[(legal[i] >> shift) & 31] += 1
+    if preferred >= 0 and counts[preferred]:
+        k = preferred
+    else:
+        for k in range(32):
+            kinds += counts[k] > 0
+        pick = rng_below(rng, kinds)
+        for k in range(32):
+            if counts[k]:
+                if pick == 0:
+                    break
+                pick -= 1
+    pick = rng_below(rng, counts[k])
+    for i in range(n):
+        if (legal[i] >> shift) & 31 == k:
+            if pick == 0:
+                return legal[i]
+            pick -= 1
+    return legal[0]
+
+
 cdef inline double rng_uniform(Rng* rng) noexcept nogil:
     """Uniform double in ``[0, 1)`` with 53 random bits."""
     return <double>(rng_next(rng) >> 11) * (1.0 / 9007199254740992.0)

@@ -7,7 +7,7 @@ from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memset
 
-from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, rng_below
+from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, kind_balanced_choice, rng_below
 
 # The start islet's cells in deal order; solo deals the second islet's six after them.
 cdef int START_X[12]
@@ -1134,33 +1134,7 @@ cdef int32_t i_playout_action(const void* ptr, const int32_t* legal, int n, Rng*
     """Light playout policy: lay an egg whenever one can be laid; otherwise pick a kind of action uniformly (place,
     stop, advance, end, ...) and then one action of that kind, so the many ways to pay one step do not crowd out
     exploring."""
-    cdef int counts[16]
-    cdef int k, kinds = 0, pick, i
-    memset(counts, 0, sizeof(counts))
-    for i in range(n):
-        counts[a_kind(legal[i])] += 1
-    if counts[K_LAY]:
-        pick = rng_below(rng, counts[K_LAY])
-        for i in range(n):
-            if a_kind(legal[i]) == K_LAY:
-                if pick == 0:
-                    return legal[i]
-                pick -= 1
-    for k in range(16):
-        kinds += counts[k] > 0
-    pick = rng_below(rng, kinds)
-    for k in range(16):
-        if counts[k]:
-            if pick == 0:
-                break
-            pick -= 1
-    pick = rng_below(rng, counts[k])
-    for i in range(n):
-        if a_kind(legal[i]) == k:
-            if pick == 0:
-                return legal[i]
-            pick -= 1
-    return legal[0]
+    return kind_balanced_choice(legal, n, rng, 27, K_LAY)
 
 
 cdef void init_game(Islet* s, int players, int solo, int eggs) noexcept nogil:

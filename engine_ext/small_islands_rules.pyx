@@ -9,7 +9,7 @@ from libc.stdint cimport int32_t, uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memset
 
-from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, rng_below
+from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, kind_balanced_choice, rng_below
 
 
 cdef extern from *:
@@ -1286,33 +1286,7 @@ cdef void ss_heuristic(const void* ptr, double* out) noexcept nogil:
 cdef int32_t ss_playout_action(const void* ptr, const int32_t* legal, int n, Rng* rng) noexcept nogil:
     """Light playout policy: place a House whenever one may be placed; otherwise a kind of action uniformly, then one
     of that kind (so the many Bonus placements do not crowd out the rest)."""
-    cdef int counts[32]
-    cdef int k, kinds = 0, pick, i
-    memset(counts, 0, sizeof(counts))
-    for i in range(n):
-        counts[a_kind(legal[i])] += 1
-    if counts[K_HOUSE]:
-        pick = rng_below(rng, counts[K_HOUSE])
-        for i in range(n):
-            if a_kind(legal[i]) == K_HOUSE:
-                if pick == 0:
-                    return legal[i]
-                pick -= 1
-    for k in range(32):
-        kinds += counts[k] > 0
-    pick = rng_below(rng, kinds)
-    for k in range(32):
-        if counts[k]:
-            if pick == 0:
-                break
-            pick -= 1
-    pick = rng_below(rng, counts[k])
-    for i in range(n):
-        if a_kind(legal[i]) == k:
-            if pick == 0:
-                return legal[i]
-            pick -= 1
-    return legal[0]
+    return kind_balanced_choice(legal, n, rng, 26, K_HOUSE)
 
 
 cdef void init_game(SmallIslands* s, int players) noexcept nogil:
