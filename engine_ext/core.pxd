@@ -7,6 +7,7 @@ the table, and each game module adds its Python API.
 """
 
 from libc.stdint cimport int32_t, uint32_t, uint64_t
+from libc.stdlib cimport qsort
 from libc.string cimport memcpy
 
 cdef enum:
@@ -40,6 +41,34 @@ cdef inline uint64_t rng_next(Rng* rng) noexcept nogil:
 cdef inline uint32_t rng_below(Rng* rng, uint32_t n) noexcept nogil:
     """Uniform integer in ``[0, n)`` by Lemire's multiply-shift (bias below 2**-32 for the n used here)."""
     return <uint32_t>(((rng_next(rng) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef inline int cmp_action_ids(const void* a, const void* b) noexcept nogil:
+    cdef int32_t x = (<const int32_t*>a)[0], y = (<const int32_t*>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef inline void sort_action_ids(int32_t* a, int n) noexcept nogil:
+    """Ascending action ids for ``legal_actions``. Generators that emit ids in order leave little to do: a sorted list
+    costs one pass, a nearly sorted one an insertion sort; only long unsorted lists go to qsort."""
+    cdef int i, j, out_of_order = 0
+    cdef int32_t v
+    for i in range(1, n):
+        out_of_order += a[i] < a[i - 1]
+    if out_of_order == 0:
+        return
+    if n > 24 and out_of_order > 4:
+        qsort(a, n, sizeof(int32_t), cmp_action_ids)
+        return
+    for i in range(1, n):
+        v = a[i]
+        if v >= a[i - 1]:
+            continue
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
 
 
 cdef inline int32_t kind_balanced_choice(const int32_t* legal, int n, Rng* rng, int shift,

@@ -4,10 +4,10 @@ table the search drives without the GIL. The rulings are in ``islet.pyx``'s docs
 
 from libc.math cimport exp
 from libc.stdint cimport int32_t, uint64_t
-from libc.stdlib cimport qsort
 from libc.string cimport memset
 
-from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, kind_balanced_choice, rng_below
+from engine_ext.core cimport (CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, kind_balanced_choice, rng_below,
+                              sort_action_ids)
 
 # The start islet's cells in deal order; solo deals the second islet's six after them.
 cdef int START_X[12]
@@ -399,34 +399,6 @@ cdef void apply_pay(Islet* s, Seat* p, const Pay* pay, int nest_res) noexcept no
 # ---------------------------------------------------------------------------------------------------------------------
 # Legal actions
 # ---------------------------------------------------------------------------------------------------------------------
-cdef int cmp_int32(const void* a, const void* b) noexcept nogil:
-    cdef int32_t x = (<const int32_t*>a)[0], y = (<const int32_t*>b)[0]
-    return (x > y) - (x < y)
-
-
-cdef void sort_actions(int32_t* a, int n) noexcept nogil:
-    """The generators emit placements and advances in ascending order and kinds in order, so most lists are sorted
-    already; short ones get an insertion sort, long unsorted ones (many ways to lay) qsort."""
-    cdef int i, j, out_of_order = 0
-    cdef int32_t v
-    for i in range(1, n):
-        out_of_order += a[i] < a[i - 1]
-    if out_of_order == 0:
-        return
-    if n > 24 and out_of_order > 4:
-        qsort(a, n, sizeof(int32_t), cmp_int32)
-        return
-    for i in range(1, n):
-        v = a[i]
-        if v >= a[i - 1]:
-            continue
-        j = i - 1
-        while j >= 0 and a[j] > v:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = v
-
-
 cdef int sea_placement_ok(const Islet* s, int c) noexcept nogil:
     """A first tile goes on a sea cell; solo: one that touches only the pawn's islet."""
     if s.cell[c].height != 0:
@@ -664,7 +636,7 @@ cdef int i_legal_actions(const void* ptr, int32_t* out) noexcept nogil:
         if s.solo or (p.pawn != NO_CELL and not pawn_of_other(s, s.active, p.pawn)):
             out[n] = act(K_END, 0)
             n += 1
-    sort_actions(out, n)
+    sort_action_ids(out, n)
     return n
 
 

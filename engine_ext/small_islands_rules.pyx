@@ -6,10 +6,10 @@ tokens), the three end conditions, final scoring and tie-breaks, and the game ta
 
 from libc.math cimport exp
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint64_t
-from libc.stdlib cimport qsort
 from libc.string cimport memset
 
-from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, kind_balanced_choice, rng_below
+from engine_ext.core cimport (CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, kind_balanced_choice, rng_below,
+                              sort_action_ids)
 
 
 cdef extern from *:
@@ -576,33 +576,6 @@ cdef int push_houses(const SmallIslands* s, int32_t* out, int n) noexcept nogil:
     return n
 
 
-cdef int cmp_int32(const void* a, const void* b) noexcept nogil:
-    cdef int32_t x = (<const int32_t*>a)[0], y = (<const int32_t*>b)[0]
-    return (x > y) - (x < y)
-
-
-cdef void sort_actions(int32_t* a, int n) noexcept nogil:
-    """Ascending ids: nearly sorted lists by insertion, long unsorted ones (Bonus tokens over the board) by qsort."""
-    cdef int i, j, out_of_order = 0
-    cdef int32_t v
-    for i in range(1, n):
-        out_of_order += a[i] < a[i - 1]
-    if out_of_order == 0:
-        return
-    if n > 24 and out_of_order > 4:
-        qsort(a, n, sizeof(int32_t), cmp_int32)
-        return
-    for i in range(1, n):
-        v = a[i]
-        if v >= a[i - 1]:
-            continue
-        j = i - 1
-        while j >= 0 and a[j] > v:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = v
-
-
 cdef int legal_into(const SmallIslands* s, int32_t* out) noexcept nogil:
     cdef int n = 0, k, a, b, v
     cdef int cards[3]
@@ -652,7 +625,7 @@ cdef int legal_into(const SmallIslands* s, int32_t* out) noexcept nogil:
             if s.disc_drawn[v]:
                 out[n] = act(K_KEEP_DISC, v)
                 n += 1
-    sort_actions(out, n)
+    sort_action_ids(out, n)
     return n
 
 
