@@ -83,12 +83,14 @@ class GameOption:
 class SearchDefaults:
     """What ``search.suggest`` uses for a game unless told otherwise, each chosen by an arena match.
 
-    ``exploration``: the UCB constant for rewards in [0, 1]. ``playout_depth``: playout steps before the heuristic
+    ``exploration``: the UCB constant for rewards in [0, 1], or with ``scaled_exploration`` in units of the spread of
+    the acting seat's rewards at the node. ``playout_depth``: playout steps before the heuristic
     scores the position (-1: play to the end). ``light_playouts``: use the game's light playout policy. ``baseline``:
     learn values relative to the root's heuristic value in each sampled world (games with a heuristic only).
     """
 
     exploration: float = 0.7
+    scaled_exploration: bool = False
     playout_depth: int = -1
     light_playouts: bool = True
     baseline: bool = True

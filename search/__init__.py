@@ -43,7 +43,8 @@ class SearchConfig:
     """Everything that decides what a search does, in one value. ``None`` fields take the game's record
     (``engine_ext.game_info(name).search_defaults``) or the documented default; ``resolved(info)`` fills them in.
 
-    ``exploration``: the UCB constant for rewards in [0, 1]. ``playout_depth``: playout steps before the game's
+    ``exploration``: the UCB constant for rewards in [0, 1], or with ``scaled_exploration`` in units of the standard
+    deviation of the acting seat's rewards at the node (a constant that fits every reward scale). ``playout_depth``: playout steps before the game's
     heuristic scores the position (-1: to the end). ``light_playouts``: playouts use the game's light policy where it
     has one. ``baseline``: tree values are learnt relative to the heuristic value of the root in each sampled world (a
     control variate; games with a heuristic only). ``worlds``: PIMC's sampled worlds. ``node_capacity``: the tree's
@@ -57,6 +58,7 @@ class SearchConfig:
     threads: int = 1
     top_k: int = 5
     exploration: float | None = None
+    scaled_exploration: bool | None = None
     playout_depth: int | None = None
     light_playouts: bool | None = None
     baseline: bool | None = None
@@ -87,6 +89,9 @@ class SearchConfig:
             self,
             iterations=iterations,
             exploration=defaults.exploration if self.exploration is None else self.exploration,
+            scaled_exploration=(
+                defaults.scaled_exploration if self.scaled_exploration is None else self.scaled_exploration
+            ),
             playout_depth=defaults.playout_depth if self.playout_depth is None else self.playout_depth,
             light_playouts=defaults.light_playouts if self.light_playouts is None else self.light_playouts,
             baseline=defaults.baseline if self.baseline is None else self.baseline,

@@ -23,6 +23,7 @@ cdef struct Node:
     int32_t avail           # iterations in which this edge was legal when its parent was visited (>= 1)
     int32_t slot            # row in RootStats for children of the searching seat's root, else -1
     double value            # sum of the mover's rewards (reward - baseline + 0.5) over ``visits``; unused for chance
+    double square           # sum of the squares of those rewards (the spread scaled exploration reads)
     int8_t mover            # seat that took the edge's action, -1 for chance and roots
 
 
@@ -54,7 +55,8 @@ cdef struct Params:
     int players
     int64_t iterations      # < 0: no limit (a deadline or a cancel stops the search)
     double deadline         # CLOCK_MONOTONIC seconds; 0: none
-    double exploration      # UCB constant for rewards in [0, 1]
+    double exploration      # UCB constant: for rewards in [0, 1], or (scaled) in units of the node's reward spread
+    bint scaled             # exploration times the standard deviation of the acting seat's rewards at the node
     int playout_depth       # steps before the heuristic scores a playout; < 0: play to the end
     int worlds              # PIMC: worlds the iteration budget is split over
     bint light_playouts     # playouts use the game's light policy when it has one (else uniform)

@@ -14,9 +14,14 @@ stay unbiased, and the noise the resampled hidden facts add to every leaf cancel
 The same loop runs PIMC (one perfect-information tree per sampled world, root statistics pooled), ``cheat`` (one
 perfect-information tree on the true state) and flat Monte Carlo (root actions in turn, random playouts).
 
-Memory: a node is 40 bytes (its value sum is a double: a float's running sum drifted by a large share of the gaps
-between moves over millions of rewards) and the child index 24 bytes per node (a 12-byte slot, kept at most half
-full), so 64 bytes per node; the node capacity bounds it, after which the trees stop growing and iterations go on.
+Exploration: UCB1 with availability counts. The constant is either for rewards in [0, 1] or, with ``scaled``, in
+units of the standard deviation of the acting seat's rewards over the node's visits (pooled over its children), so
+the term fits the reward scale by itself: a control variate that shrinks the spread of rewards to a few hundredths
+(Survive) or raw win shares (spread about 0.5) need no hand-picked constant.
+
+Memory: a node is 48 bytes (its value sum is a double: a float's running sum drifted by a large share of the gaps
+between moves over millions of rewards; the sum of squares beside it) and the child index 24 bytes per node (a
+12-byte slot, kept at most half full), so 72 bytes per node; the node capacity bounds it, after which the trees stop growing and iterations go on.
 """
 
 from libc.math cimport log, sqrt
@@ -39,7 +44,7 @@ from engine_ext.core cimport (
 )
 
 ALGORITHMS = {"ismcts": ALG_ISMCTS, "pimc": ALG_PIMC, "flat": ALG_FLAT, "cheat": ALG_CHEAT}
-NODE_BYTES = 64
+NODE_BYTES = 72
 
 
 cdef inline double now() noexcept nogil:
@@ -132,6 +137,7 @@ cdef int32_t new_node(Arena* a, int32_t parent, int32_t action, int mover) noexc
     node.avail = 1
     node.slot = -1
     node.value = 0
+    node.square = 0
     node.mover = mover
     if parent != NO_NODE:
         node.next_sibling = a.nodes[parent].first_child
@@ -307,6 +313,29 @@ cdef void sample_world(const GameVTable* vt, const void* root, const Params* prm
         w.attached[t] = True
 
 
+cdef double exploration_at(const Params* prm, const Arena* arena, int32_t node) noexcept nogil:
+    """The UCB constant at ``node``: the configured one, or (scaled) that times the standard deviation of the acting
+    seat's rewards over the node's children (floored, so a node whose rewards all agree still breaks ties)."""
+    cdef double n = 0.0, total = 0.0, squares = 0.0, variance
+    cdef int32_t child
+    cdef const Node* c
+    if not prm.scaled:
+        return prm.exploration
+    child = arena.nodes[node].first_child
+    while child != NO_NODE:
+        c = &arena.nodes[child]
+        n += c.visits
+        total += c.value
+        squares += c.square
+        child = c.next_sibling
+    if n < 2.0:
+        return prm.exploration * 0.5
+    variance = squares / n - (total / n) * (total / n)
+    if variance < 1e-8:
+        variance = 1e-8
+    return prm.exploration * sqrt(variance)
+
+
 cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena, Rng* rng, Walk* w,
                            int32_t node) noexcept nogil:
     """The acting seat's choice at its tree node ``node``: an untried legal action at random, else UCB over the
@@ -315,6 +344,7 @@ cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena
     cdef int k, untried_count = 0
     cdef int32_t child, best_child = NO_NODE
     cdef double ucb, best_ucb = -1.0
+    cdef double exploration = exploration_at(prm, arena, node)
     cdef Node* c
     memset(w.tried, 0, n)
     # Legal actions are ascending, so whether a child is legal in this world is a binary search.
@@ -328,7 +358,7 @@ cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena
             if c.visits == 0:
                 ucb = 1e9
             else:
-                ucb = c.value / c.visits + prm.exploration * sqrt(log(<double>c.avail) / c.visits)
+                ucb = c.value / c.visits + exploration * sqrt(log(<double>c.avail) / c.visits)
             if ucb > best_ucb:
                 best_ucb = ucb
                 best_child = child
@@ -401,12 +431,15 @@ cdef void backpropagate(const Params* prm, Arena* arena, RootStats* stats, bint 
     the baseline); the searching seat's root children also record the raw returns and the win share."""
     cdef int t, k
     cdef Node* node
+    cdef double reward
     for t in range(w.trees):
         for k in range(w.plen[t]):
             node = &arena.nodes[w.path[t * MAX_PATH + k]]
             node.visits += 1
             if node.mover >= 0:
-                node.value += w.scaled[node.mover] - w.baseline[node.mover] + 0.5
+                reward = w.scaled[node.mover] - w.baseline[node.mover] + 0.5
+                node.value += reward
+                node.square += reward * reward
             if k == 1 and node.slot >= 0 and (perfect or t == prm.seat):
                 root_record(stats, node.slot, w.raw, w.win, w.scaled[prm.seat] - w.baseline[prm.seat] + 0.5)
 
@@ -508,6 +541,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.iterations = iterations
     prm.deadline = deadline
     prm.exploration = config.exploration
+    prm.scaled = config.scaled_exploration
     prm.playout_depth = config.playout_depth
     prm.worlds = max(1, config.worlds)
     prm.light_playouts = config.light_playouts
@@ -587,7 +621,8 @@ cdef int pimc(const GameVTable* vt, const void* root, Params* prm, Arena* arena,
 
 
 cdef list root_children(Arena* arena, int seat, int algorithm):
-    """The searching seat's root children as the tree holds them: observed action, visits, value sum."""
+    """The searching seat's root children as the tree holds them: observed action, visits, value sum and the sum of
+    the squared rewards."""
     cdef list out = []
     cdef int32_t child
     if algorithm == ALG_FLAT or arena.count == 0:
@@ -595,7 +630,7 @@ cdef list root_children(Arena* arena, int seat, int algorithm):
     child = arena.nodes[0 if algorithm in (ALG_CHEAT, ALG_PIMC) else seat].first_child
     while child != NO_NODE:
         out.append({"action": arena.nodes[child].action, "visits": arena.nodes[child].visits,
-                    "value_sum": arena.nodes[child].value})
+                    "value_sum": arena.nodes[child].value, "square_sum": arena.nodes[child].square})
         child = arena.nodes[child].next_sibling
     return out
 
