@@ -112,6 +112,10 @@ cdef inline double rng_uniform(Rng* rng) noexcept nogil:
 # The game table. Every function takes a raw pointer to the game's state struct. Buffers for ``legal_actions`` and
 # ``chance_outcomes`` must hold ``max_actions`` / ``max_chance_outcomes`` entries.
 # ---------------------------------------------------------------------------------------------------------------------
+cdef enum:
+    MAX_OTHER_HEURISTICS = 3   # evaluation functions a game offers beside its default, for the arena to choose from
+
+
 ctypedef int (*int_of_state_fn)(const void* s) noexcept nogil
 ctypedef int (*list_actions_fn)(const void* s, int32_t* out) noexcept nogil
 ctypedef int (*chance_outcomes_fn)(const void* s, int32_t* out_actions, double* out_probs) noexcept nogil
@@ -143,6 +147,7 @@ cdef struct GameVTable:
     observed_action_fn observed_action    # what seat (NO_SEAT: an uninvolved seat) sees of action taken in s
     utility_bounds_fn utility_bounds      # the range of returns(), to scale rewards to [0, 1] for the search
     returns_fn heuristic                  # optional (NULL): estimated returns scaled to [0, 1], for cut-off playouts
+    returns_fn other_heuristics[MAX_OTHER_HEURISTICS]  # optional alternatives (GameInfo.heuristics[1:]), NULL-padded
     playout_fn playout_action             # optional (NULL: uniform): a light policy choosing among legal in playouts
 
 

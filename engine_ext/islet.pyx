@@ -800,6 +800,7 @@ GAME_INFOS = (
         belief_summary=belief_summary,
         benchmark_players=4,
         search_defaults=_SEARCH,
+        heuristics=("progress",),
     ),
     GameInfo(
         name="islet_solo",
@@ -813,5 +814,6 @@ GAME_INFOS = (
         fixed_options={"solo": True},
         benchmark_players=1,
         search_defaults=_SEARCH,
+        heuristics=("progress",),
     ),
 )

@@ -91,6 +91,7 @@ class SearchDefaults:
 
     exploration: float = 0.7
     scaled_exploration: bool = False
+    heuristic: str | None = None  # a name from GameInfo.heuristics; None: the first (the game's default)
     playout_depth: int = -1
     light_playouts: bool = True
     baseline: bool = True
@@ -116,6 +117,9 @@ class GameInfo:
     # Strength levels 1-5 as search settings (search.play.BotSettings fields), when the game's arena matches call for
     # other steps than search.play.LEVELS.
     bot_levels: tuple[dict, ...] | None = None
+    # Names of the game's evaluation functions (the table's ``heuristic`` first, then ``other_heuristics``); empty
+    # for a game without one. ``SearchConfig.heuristic`` picks one by name.
+    heuristics: tuple[str, ...] = ()
     search_defaults: SearchDefaults = SearchDefaults()
 
     def option(self, name: str) -> GameOption:

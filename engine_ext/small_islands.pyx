@@ -1011,5 +1011,6 @@ GAME_INFOS = (
         # --bot full=ismcts,time_ms=30,playout_depth=-1 --bot d0=ismcts,time_ms=30,playout_depth=0 --lineup full,d0
         # --deals 200 --sprt=0,30
         search_defaults=SearchDefaults(exploration=0.7, playout_depth=-1, light_playouts=True, baseline=True),
+        heuristics=("points",),
     ),
 )

@@ -963,5 +963,6 @@ GAME_INFOS = (
         # --bot c002=ismcts,iterations=1000,exploration=0.02 --bot c02=ismcts,iterations=1000 --lineup c002,c02
         # --deals 400 --sprt=0,30).
         search_defaults=SearchDefaults(exploration=0.02, playout_depth=0, light_playouts=True, baseline=True),
+        heuristics=("treasure", "danger"),
     ),
 )

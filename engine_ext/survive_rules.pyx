@@ -1230,6 +1230,77 @@ cdef void s_heuristic(const void* p, double* out) noexcept nogil:
         out[seat] /= total
 
 
+cdef enum:
+    THREAT_EATS_SWIMMER = 1     # a Shark or Sea Serpent can reach the space
+    THREAT_SINKS_RAFT = 2       # a Sea Serpent (raft and passengers lost) can reach the space
+    THREAT_CAPSIZES = 4         # a Kaiju (raft lost, passengers pushed into the water) can reach the space
+
+
+cdef void threat_map(const Survive* s, uint8_t* threat) noexcept nogil:
+    """Per cell, which creature on the board could reach it in one Creature phase (the die picks its kind)."""
+    cdef uint8_t reach[NUM_CELLS]
+    cdef int c, kind, k, n
+    memset(threat, 0, NUM_CELLS)
+    c = next_bit(s.creature_bits, -1)
+    while c >= 0:
+        for kind in range(3):
+            if s.creatures[c][kind] == 0:
+                continue
+            n = creature_destinations(s, kind, c, NO_NODE, reach)
+            for k in range(n):
+                if kind == SHARK:
+                    threat[reach[k]] |= THREAT_EATS_SWIMMER
+                elif kind == SERPENT:
+                    threat[reach[k]] |= THREAT_EATS_SWIMMER | THREAT_SINKS_RAFT
+                else:
+                    threat[reach[k]] |= THREAT_CAPSIZES
+        c = next_bit(s.creature_bits, c)
+
+
+cdef void s_danger_heuristic(const void* p, double* out) noexcept nogil:
+    """The treasure estimate of ``s_heuristic`` with danger seen: an Adventurer on the board that a creature could
+    reach in the next Creature phase counts its discounted value times (1 - 0.3 per threat): a swimmer within a
+    Shark's or Serpent's reach, a raft passenger within a Serpent's (lost) or a Kaiju's (half: thrown in the
+    water). The die picks each creature kind a third of the time; the mover then chooses its prey."""
+    cdef const Survive* s = <const Survive*>p
+    cdef double estimate[MAX_SEATS]
+    cdef uint8_t threat[NUM_CELLS]
+    cdef double total = 0.0, best = -1.0, danger, worth
+    cdef int i, seat
+    cdef const Meeple* m
+    if s.phase == PH_OVER:
+        s_returns(p, out)
+        return
+    threat_map(s, threat)
+    for seat in range(s.num_players):
+        estimate[seat] = 0.0
+    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+        m = &s.meeple[i]
+        seat = seat_of_colour(s, i // MEEPLES_PER_COLOUR)
+        if m.status == ST_RESCUED:
+            estimate[seat] += m.value
+        elif m.status == ST_BOARD:
+            worth = m.value * pow(0.85, RESCUE_DISTANCE[m.cell])
+            danger = 0.0
+            if m.cell < NUM_CELLS and s.terrain[m.cell] == WATER:
+                if m.aboard:
+                    if threat[m.cell] & THREAT_SINKS_RAFT:
+                        danger += 0.3
+                    if threat[m.cell] & THREAT_CAPSIZES:
+                        danger += 0.15
+                elif threat[m.cell] & THREAT_EATS_SWIMMER:
+                    danger += 0.3
+            estimate[seat] += worth * (1.0 - danger)
+    for seat in range(s.num_players):
+        if estimate[seat] > best:
+            best = estimate[seat]
+    for seat in range(s.num_players):
+        out[seat] = exp((estimate[seat] - best) / 4.0)
+        total += out[seat]
+    for seat in range(s.num_players):
+        out[seat] /= total
+
+
 cdef int32_t s_playout_action(const void* p, const int32_t* legal, int n, Rng* rng) noexcept nogil:
     """Light playout policy: a uniformly drawn Adventurer move that does not bring it closer to a Rescue Island is
     redrawn once, so playouts walk Adventurers home more often than uniform play does."""
@@ -1258,6 +1329,7 @@ SURVIVE_TABLE.determinize = s_determinize
 SURVIVE_TABLE.observed_action = s_observed_action
 SURVIVE_TABLE.utility_bounds = s_utility_bounds
 SURVIVE_TABLE.heuristic = s_heuristic
+SURVIVE_TABLE.other_heuristics[0] = s_danger_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
 
 

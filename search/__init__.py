@@ -44,7 +44,9 @@ class SearchConfig:
     (``engine_ext.game_info(name).search_defaults``) or the documented default; ``resolved(info)`` fills them in.
 
     ``exploration``: the UCB constant for rewards in [0, 1], or with ``scaled_exploration`` in units of the standard
-    deviation of the acting seat's rewards at the node (a constant that fits every reward scale). ``playout_depth``: playout steps before the game's
+    deviation of the acting seat's rewards at the node (a constant that fits every reward scale). ``heuristic``: which
+    of the game's evaluations (``GameInfo.heuristics``) scores cut-off playouts, greedy moves and the control
+    variate. ``playout_depth``: playout steps before the game's
     heuristic scores the position (-1: to the end). ``light_playouts``: playouts use the game's light policy where it
     has one. ``baseline``: tree values are learnt relative to the heuristic value of the root in each sampled world (a
     control variate; games with a heuristic only). ``worlds``: PIMC's sampled worlds. ``node_capacity``: the tree's
@@ -59,6 +61,7 @@ class SearchConfig:
     top_k: int = 5
     exploration: float | None = None
     scaled_exploration: bool | None = None
+    heuristic: str | None = None
     playout_depth: int | None = None
     light_playouts: bool | None = None
     baseline: bool | None = None
@@ -89,6 +92,7 @@ class SearchConfig:
             self,
             iterations=iterations,
             exploration=defaults.exploration if self.exploration is None else self.exploration,
+            heuristic=defaults.heuristic if self.heuristic is None else self.heuristic,
             scaled_exploration=(
                 defaults.scaled_exploration if self.scaled_exploration is None else self.scaled_exploration
             ),
@@ -203,6 +207,8 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
         raise ValueError(f"iterations: expected at least 1, got {config.iterations}")
     if config.time_ms is not None and config.time_ms <= 0:
         raise ValueError(f"time_ms: expected a positive time, got {config.time_ms}")
+    if config.heuristic is not None:
+        mcts.heuristic_index(state, config.heuristic)  # raises ValueError naming what the game offers
     if config.top_k < 1:
         raise ValueError(f"top_k: expected at least 1, got {config.top_k}")
     if config.threads < 1:
@@ -290,7 +296,9 @@ def _greedy(
         for action in legal:
             after = world.clone()
             after.apply(action)
-            scaled = mcts.evaluate_state(after, seat, _thread_seed(seed + action, k), depth, config.light_playouts)
+            scaled = mcts.evaluate_state(
+                after, seat, _thread_seed(seed + action, k), depth, config.light_playouts, config.heuristic
+            )
             slot = pooled.setdefault(action, empty_slot(players))
             slot["visits"] += 1
             slot["value_sums"] = [a + b for a, b in zip(slot["value_sums"], scaled, strict=True)]

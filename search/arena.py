@@ -454,6 +454,8 @@ def parse_config(text: str, game: str) -> tuple[str, BotSettings]:
             fields[key] = value.lower() in ("1", "true", "yes", "on")
         elif key in ("time_ms", "exploration"):
             fields[key] = float(value)
+        elif key == "heuristic":
+            fields[key] = value
         else:
             fields[key] = int(value)
     return name, BotSettings(**fields)

@@ -4,6 +4,8 @@ that allocates it and freed before it returns; nothing is shared between threads
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 
+from engine_ext.core cimport returns_fn
+
 cdef enum:
     NO_NODE = -1
     MAX_PATH = 4096             # deepest path kept per tree; deeper descents stop growing that tree
@@ -58,6 +60,7 @@ cdef struct Params:
     double exploration      # UCB constant: for rewards in [0, 1], or (scaled) in units of the node's reward spread
     bint scaled             # exploration times the standard deviation of the acting seat's rewards at the node
     int playout_depth       # steps before the heuristic scores a playout; < 0: play to the end
+    returns_fn heuristic    # the game's evaluation the configuration names (NULL: the game has none)
     int worlds              # PIMC: worlds the iteration budget is split over
     bint light_playouts     # playouts use the game's light policy when it has one (else uniform)
     bint baseline           # rewards relative to the root's heuristic value in each sampled world

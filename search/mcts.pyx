@@ -30,11 +30,15 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
+from engine_ext import game_info
+
 from engine_ext.core cimport (
     CHANCE_PLAYER,
+    MAX_OTHER_HEURISTICS,
     MAX_SEATS_ANY,
     TERMINAL_PLAYER,
     GameVTable,
+    returns_fn,
     Rng,
     State,
     clone_into,
@@ -222,7 +226,7 @@ cdef void evaluate(const GameVTable* vt, void* world, const Params* prm, Rng* rn
         player = vt.current_player(world)
         if player == TERMINAL_PLAYER:
             break
-        if prm.playout_depth >= 0 and steps >= prm.playout_depth and vt.heuristic != NULL:
+        if prm.playout_depth >= 0 and steps >= prm.playout_depth and prm.heuristic != NULL:
             cut = True
             break
         if player == CHANCE_PLAYER:
@@ -236,7 +240,7 @@ cdef void evaluate(const GameVTable* vt, void* world, const Params* prm, Rng* rn
         steps += 1
     vt.utility_bounds(world, &lo, &hi)
     if cut:
-        vt.heuristic(world, scaled)
+        prm.heuristic(world, scaled)
         for p in range(prm.players):
             raw[p] = lo + scaled[p] * (hi - lo)
         win[0] = scaled[prm.seat] if hi - lo == 1.0 or prm.players == 1 else win_share(raw, prm.players, prm.seat)
@@ -304,8 +308,8 @@ cdef void sample_world(const GameVTable* vt, const void* root, const Params* prm
     # that resampled hidden facts add to every evaluation of this iteration cancels.
     for t in range(prm.players):
         w.baseline[t] = 0.5
-    if vt.heuristic != NULL and prm.baseline:
-        vt.heuristic(w.world, w.baseline)
+    if prm.heuristic != NULL and prm.baseline:
+        prm.heuristic(w.world, w.baseline)
     for t in range(w.trees):
         w.cur[t] = t
         w.path[t * MAX_PATH] = t
@@ -550,6 +554,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     out.iterations = 0
     out.worlds = 0
     out.nodes = 0
+    prm.heuristic = heuristic_of(vt, heuristic_index(state, config.heuristic))
     rng_seed(&rng, seed)
     if prm.players > MAX_SEATS_ANY:
         raise ValueError(f"the search handles at most {MAX_SEATS_ANY} seats")
@@ -664,17 +669,40 @@ cdef list principal_line(Arena* arena, RootStats* stats, int seat, int algorithm
     return line
 
 
-def evaluate_state(State state, int seat, unsigned long long seed, int playout_depth, bint light_playouts=True):
-    """Scaled returns in [0, 1] of one playout from ``state`` (cut off and scored by the heuristic after
-    ``playout_depth`` steps when the game has one; 0 scores the position itself)."""
+cdef returns_fn heuristic_of(const GameVTable* vt, int index) noexcept:
+    return vt.heuristic if index == 0 else vt.other_heuristics[index - 1]
+
+
+def heuristic_index(State state, name):
+    """The position of the evaluation called ``name`` among the game's (``GameInfo.heuristics``); None: the default."""
+    names = game_info(state.game_name).heuristics
+    if name is None:
+        return 0
+    if name not in names:
+        offered = ", ".join(names) if names else "none (the game has no heuristic)"
+        raise ValueError(f"heuristic: {state.game_name} offers {offered}; got {name!r}")
+    index = names.index(name)
+    if index > MAX_OTHER_HEURISTICS or heuristic_of(state.vt, index) == NULL:
+        raise ValueError(f"heuristic: {name!r} is not compiled into {state.game_name}")
+    return index
+
+
+def evaluate_state(State state, int seat, unsigned long long seed, int playout_depth, bint light_playouts=True,
+                   heuristic=None):
+    """Scaled returns in [0, 1] of one playout from ``state`` (cut off and scored by the heuristic named
+    ``heuristic``, the game's default when None, after ``playout_depth`` steps when the game has one; 0 scores the
+    position itself)."""
     cdef const GameVTable* vt = state.vt
     cdef Params prm
     cdef Rng rng
     cdef double raw[MAX_SEATS_ANY]
     cdef double scaled[MAX_SEATS_ANY]
     cdef double win
-    cdef void* world = malloc(vt.state_size)
-    cdef int32_t* buf = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
+    cdef void* world
+    cdef int32_t* buf
+    prm.heuristic = heuristic_of(vt, heuristic_index(state, heuristic))
+    world = malloc(vt.state_size)
+    buf = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
     if world == NULL or buf == NULL:
         free(world)
         free(buf)
