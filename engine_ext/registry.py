@@ -92,6 +92,8 @@ class SearchDefaults:
     exploration: float = 0.7
     scaled_exploration: bool = False
     heuristic: str | None = None  # a name from GameInfo.heuristics; None: the first (the game's default)
+    candidates: int = 1  # untried moves drawn per new child, the heuristic's best one ply on is taken (1: random)
+    widening: float = 0.0  # progressive widening factor (0: off)
     playout_depth: int = -1
     light_playouts: bool = True
     baseline: bool = True

@@ -46,7 +46,10 @@ class SearchConfig:
     ``exploration``: the UCB constant for rewards in [0, 1], or with ``scaled_exploration`` in units of the standard
     deviation of the acting seat's rewards at the node (a constant that fits every reward scale). ``heuristic``: which
     of the game's evaluations (``GameInfo.heuristics``) scores cut-off playouts, greedy moves and the control
-    variate. ``playout_depth``: playout steps before the game's
+    variate. ``candidates``: a tree's new child is the best of this many untried moves drawn at random, scored by
+    that heuristic one ply on (1: a random untried move). ``widening``: progressive widening, a node visited ``v``
+    times grows at most ``ceil(widening * sqrt(v))`` children (0: every move is tried before any is revisited).
+    ``playout_depth``: playout steps before the game's
     heuristic scores the position (-1: to the end). ``light_playouts``: playouts use the game's light policy where it
     has one. ``baseline``: tree values are learnt relative to the heuristic value of the root in each sampled world (a
     control variate; games with a heuristic only). ``worlds``: PIMC's sampled worlds. ``node_capacity``: the tree's
@@ -62,6 +65,8 @@ class SearchConfig:
     exploration: float | None = None
     scaled_exploration: bool | None = None
     heuristic: str | None = None
+    candidates: int | None = None
+    widening: float | None = None
     playout_depth: int | None = None
     light_playouts: bool | None = None
     baseline: bool | None = None
@@ -93,6 +98,8 @@ class SearchConfig:
             iterations=iterations,
             exploration=defaults.exploration if self.exploration is None else self.exploration,
             heuristic=defaults.heuristic if self.heuristic is None else self.heuristic,
+            candidates=defaults.candidates if self.candidates is None else self.candidates,
+            widening=defaults.widening if self.widening is None else self.widening,
             scaled_exploration=(
                 defaults.scaled_exploration if self.scaled_exploration is None else self.scaled_exploration
             ),
@@ -209,6 +216,10 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
         raise ValueError(f"time_ms: expected a positive time, got {config.time_ms}")
     if config.heuristic is not None:
         mcts.heuristic_index(state, config.heuristic)  # raises ValueError naming what the game offers
+    if config.candidates is not None and config.candidates < 1:
+        raise ValueError(f"candidates: expected at least 1, got {config.candidates}")
+    if config.widening is not None and config.widening < 0:
+        raise ValueError(f"widening: expected 0 (off) or a positive factor, got {config.widening}")
     if config.top_k < 1:
         raise ValueError(f"top_k: expected at least 1, got {config.top_k}")
     if config.threads < 1:

@@ -452,7 +452,7 @@ def parse_config(text: str, game: str) -> tuple[str, BotSettings]:
             raise ValueError(f"{text!r}: unknown setting {key!r}; settings: {', '.join(sorted(known))}")
         if key in ("light_playouts", "baseline", "scaled_exploration"):
             fields[key] = value.lower() in ("1", "true", "yes", "on")
-        elif key in ("time_ms", "exploration"):
+        elif key in ("time_ms", "exploration", "widening"):
             fields[key] = float(value)
         elif key == "heuristic":
             fields[key] = value

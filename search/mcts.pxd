@@ -61,6 +61,8 @@ cdef struct Params:
     bint scaled             # exploration times the standard deviation of the acting seat's rewards at the node
     int playout_depth       # steps before the heuristic scores a playout; < 0: play to the end
     returns_fn heuristic    # the game's evaluation the configuration names (NULL: the game has none)
+    int candidates          # a new child is the best of this many untried moves by the heuristic one ply on (1: random)
+    double widening         # > 0: a node visited v times has at most ceil(widening * sqrt(v)) children
     int worlds              # PIMC: worlds the iteration budget is split over
     bint light_playouts     # playouts use the game's light policy when it has one (else uniform)
     bint baseline           # rewards relative to the root's heuristic value in each sampled world
@@ -78,6 +80,8 @@ cdef struct Walk:
     # (PIMC, cheat) and one per seat for ISMCTS, each tree keyed by what its owner observes.
     int trees
     void* world             # the sampled world, played forward as the iteration descends
+    void* scratch           # a copy of the world to score candidate moves one ply on
+    double* scored          # per seat: the heuristic of a candidate
     int32_t* legal          # max_actions entries
     int32_t* untried        # max_actions entries
     char* tried             # max_actions flags

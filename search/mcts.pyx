@@ -266,6 +266,8 @@ cdef bint stop_now(const Params* prm, int64_t done) noexcept nogil:
 cdef int walk_init(Walk* w, const GameVTable* vt, int trees, int players) noexcept nogil:
     w.trees = trees
     w.world = malloc(vt.state_size)
+    w.scratch = malloc(vt.state_size)
+    w.scored = <double*>malloc(players * sizeof(double))
     w.legal = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
     w.untried = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
     w.tried = <char*>malloc(vt.max_actions)
@@ -276,13 +278,15 @@ cdef int walk_init(Walk* w, const GameVTable* vt, int trees, int players) noexce
     w.raw = <double*>malloc(players * sizeof(double))
     w.scaled = <double*>malloc(players * sizeof(double))
     w.baseline = <double*>malloc(players * sizeof(double))
-    return (w.world != NULL and w.legal != NULL and w.untried != NULL and w.tried != NULL and w.path != NULL
+    return (w.world != NULL and w.scratch != NULL and w.scored != NULL and w.legal != NULL and w.untried != NULL and w.tried != NULL and w.path != NULL
             and w.cur != NULL and w.plen != NULL and w.attached != NULL and w.raw != NULL and w.scaled != NULL
             and w.baseline != NULL)
 
 
 cdef void walk_free(Walk* w) noexcept nogil:
     free(w.world)
+    free(w.scratch)
+    free(w.scored)
     free(w.legal)
     free(w.untried)
     free(w.tried)
@@ -340,12 +344,38 @@ cdef double exploration_at(const Params* prm, const Arena* arena, int32_t node) 
     return prm.exploration * sqrt(variance)
 
 
+cdef int32_t pick_untried(const GameVTable* vt, const Params* prm, Rng* rng, Walk* w, int count) noexcept nogil:
+    """A new child among the ``count`` untried moves in ``w.untried``: at random, or the best for the acting seat by
+    the heuristic one ply on among ``candidates`` drawn at random (without replacement)."""
+    cdef int draws = prm.candidates if prm.candidates < count else count
+    cdef int j, k, player
+    cdef int32_t action, best = -1
+    cdef double value, best_value = -1.0
+    if draws <= 1 or prm.heuristic == NULL:
+        return w.untried[rng_below(rng, count)]
+    player = vt.current_player(w.world)
+    for j in range(draws):
+        k = j + <int>rng_below(rng, count - j)
+        action = w.untried[k]
+        w.untried[k] = w.untried[j]
+        w.untried[j] = action
+        clone_into(vt, w.scratch, w.world)
+        vt.apply(w.scratch, action)
+        prm.heuristic(w.scratch, w.scored)
+        value = w.scored[player]
+        if value > best_value:
+            best_value = value
+            best = action
+    return best
+
+
 cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena, Rng* rng, Walk* w,
                            int32_t node) noexcept nogil:
-    """The acting seat's choice at its tree node ``node``: an untried legal action at random, else UCB over the
+    """The acting seat's choice at its tree node ``node``: an untried legal action (``pick_untried``) while the node
+    may grow (always, or with ``widening`` while it has fewer children than its visits allow), else UCB over the
     children legal in this world. Every legal child's availability count goes up (it was available this time)."""
     cdef int n = vt.legal_actions(w.world, w.legal)
-    cdef int k, untried_count = 0
+    cdef int k, untried_count = 0, children = 0
     cdef int32_t child, best_child = NO_NODE
     cdef double ucb, best_ucb = -1.0
     cdef double exploration = exploration_at(prm, arena, node)
@@ -358,6 +388,7 @@ cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena
         k = position_of(w.legal, n, c.action)
         if k >= 0:
             w.tried[k] = 1
+            children += 1
             c.avail += 1
             if c.visits == 0:
                 ucb = 1e9
@@ -371,8 +402,9 @@ cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena
         if not w.tried[k]:
             w.untried[untried_count] = w.legal[k]
             untried_count += 1
-    if untried_count > 0:
-        return w.untried[rng_below(rng, untried_count)]
+    if untried_count > 0 and (best_child == NO_NODE or prm.widening <= 0
+                              or children < prm.widening * sqrt(<double>arena.nodes[node].visits + 1.0)):
+        return pick_untried(vt, prm, rng, w, untried_count)
     if best_child != NO_NODE:
         return arena.nodes[best_child].action
     return w.legal[0]
@@ -555,6 +587,8 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     out.worlds = 0
     out.nodes = 0
     prm.heuristic = heuristic_of(vt, heuristic_index(state, config.heuristic))
+    prm.candidates = config.candidates
+    prm.widening = config.widening
     rng_seed(&rng, seed)
     if prm.players > MAX_SEATS_ANY:
         raise ValueError(f"the search handles at most {MAX_SEATS_ANY} seats")

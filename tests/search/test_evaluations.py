@@ -1,0 +1,94 @@
+"""The search's configurable pieces: which evaluation scores a position, and exploration that fits the reward scale."""
+
+import pytest
+from survive_positions import position
+
+import engine_ext
+import search
+from search import mcts
+
+# Red (seat 0) swims at (2,-3) with a 5; green (seat 1) has the same 5 on a tile as far from a Rescue Island.
+SWIMMER = "(2,-3)"
+
+
+def race(creatures: dict, **extra):
+    return position(
+        adventurers={"red": [(SWIMMER, 5)], "green": [("(-2,3)", 5)]},
+        tiles={"(-2,3)": "b"},
+        creatures=creatures,
+        **extra,
+    )
+
+
+def scored(state, heuristic):
+    return mcts.evaluate_state(state, 0, 1, 0, True, heuristic)
+
+
+def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
+    for info in map(engine_ext.game_info, engine_ext.GAMES):
+        if info.search_defaults.heuristic is not None:
+            assert info.search_defaults.heuristic in info.heuristics
+    assert engine_ext.game_info("survive").heuristics == ("treasure", "danger")
+    assert engine_ext.game_info("kuhn_poker").heuristics == ()
+
+
+def test_danger_sees_a_swimmer_within_a_sharks_reach_and_treasure_does_not():
+    far = race({"shark": ["(6,-6)"]})
+    near = race({"shark": ["(2,-5)"]})  # two water spaces from the swimmer
+    assert RESCUE_EQUAL(far)
+    assert scored(far, "treasure") == pytest.approx(scored(near, "treasure"))
+    assert scored(far, "danger")[0] == pytest.approx(scored(far, "treasure")[0])
+    assert scored(near, "danger")[0] < scored(far, "danger")[0] - 0.03
+
+
+def test_danger_sees_a_serpent_next_to_a_raft_and_a_kaiju_less():
+    def aboard(creatures):
+        return position(
+            adventurers={"red": [(SWIMMER, 5, True)], "green": [("(-2,3)", 5)]},
+            tiles={"(-2,3)": "b"},
+            rafts=(SWIMMER,),
+            creatures=creatures,
+        )
+
+    safe = scored(aboard({}), "danger")[0]
+    serpent = scored(aboard({"serpent": ["(3,-3)"]}), "danger")[0]
+    kaiju = scored(aboard({"kaiju": ["(4,-3)"]}), "danger")[0]
+    shark = scored(aboard({"shark": ["(3,-3)"]}), "danger")[0]
+    assert serpent < kaiju < safe
+    assert shark == pytest.approx(safe)  # a Shark does not touch raft passengers
+
+
+def RESCUE_EQUAL(state):
+    """Both fives count the same for the plain treasure estimate (equal distance to a Rescue Island)."""
+    return scored(state, "treasure")[0] == pytest.approx(0.5)
+
+
+def test_a_search_and_greedy_use_the_evaluation_they_are_given():
+    state = race({"shark": ["(2,-5)"]}, phase="action")
+    for algorithm in ("ismcts", "greedy"):
+        a = search.suggest(state, 0, algorithm=algorithm, iterations=400, seed=2)
+        b = search.suggest(state, 0, algorithm=algorithm, iterations=400, seed=2, heuristic="danger")
+        assert [m.value for m in a.moves] != [m.value for m in b.moves], algorithm
+    with pytest.raises(ValueError, match="survive offers treasure, danger"):
+        search.suggest(state, 0, iterations=10, heuristic="nope")
+    kuhn = engine_ext.new_game("kuhn_poker", 2, seed=0)
+    while kuhn.current_player() == engine_ext.CHANCE:
+        kuhn.apply(kuhn.chance_outcomes()[0][0])
+    with pytest.raises(ValueError, match="no heuristic"):
+        search.suggest(kuhn, 0, heuristic="treasure")
+
+
+def visit_concentration(state, seat, **settings) -> float:
+    result = search.suggest(state, seat, iterations=3000, seed=5, top_k=200, **settings)
+    return result.moves[0].visits / result.stats["iterations"]
+
+
+def test_scaled_exploration_shrinks_with_the_spread_of_rewards():
+    # Survive's control variate leaves rewards spread by a few hundredths: a constant of 1 spreads visits almost
+    # evenly, the same constant in units of that spread concentrates them; a tiny constant concentrates them most.
+    state = race({"shark": ["(2,-5)"]})
+    flat = visit_concentration(state, 0, exploration=1.0)
+    scaled = visit_concentration(state, 0, exploration=1.0, scaled_exploration=True)
+    greedy = visit_concentration(state, 0, exploration=0.001)
+    assert flat < scaled < greedy
+    assert scaled > 2 * flat
