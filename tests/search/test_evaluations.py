@@ -92,3 +92,33 @@ def test_scaled_exploration_shrinks_with_the_spread_of_rewards():
     greedy = visit_concentration(state, 0, exploration=0.001)
     assert flat < scaled < greedy
     assert scaled > 2 * flat
+
+
+def test_candidates_expand_the_heuristics_best_move_first():
+    # The own share one ply on ranks seat 0's moves the same in every sampled world (only its own treasure moves),
+    # so with every move a candidate the first child is the heuristic's best; without candidates it is random.
+    state = race({"shark": ["(2,-5)"]}, phase="action")
+    one_ply = {}
+    for action in state.legal_actions():
+        after = state.clone()
+        after.apply(action)
+        one_ply[action] = mcts.evaluate_state(after, 0, 1, 0, True)[0]
+    best = max(one_ply.values())
+    for seed in range(5):
+        chosen = search.suggest(state, 0, iterations=1, candidates=1000, seed=seed).best.action
+        assert one_ply[chosen] == pytest.approx(best)
+    randomly = {search.suggest(state, 0, iterations=1, seed=seed).best.action for seed in range(12)}
+    assert len(randomly) > 3
+
+
+def test_widening_bounds_the_children_of_a_node_by_its_visits():
+    state = engine_ext.new_game("survive", 2, seed=1)  # the first set-up placement: about 200 moves
+    assert len(state.legal_actions()) > 100
+    wide = search.suggest(state, 0, iterations=100, top_k=500, seed=1)
+    narrow = search.suggest(state, 0, iterations=100, top_k=500, seed=1, widening=1.0)
+    assert len(wide.moves) == 100  # every iteration tried a new move
+    assert len(narrow.moves) <= 11  # ceil(1.0 * sqrt(100 + 1))
+    with pytest.raises(ValueError, match="widening"):
+        search.suggest(state, 0, widening=-1.0)
+    with pytest.raises(ValueError, match="candidates"):
+        search.suggest(state, 0, candidates=0)
