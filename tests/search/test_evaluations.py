@@ -20,6 +20,11 @@ def race(creatures: dict, **extra):
     )
 
 
+def rescue_equal(state):
+    """Both fives count the same for the plain treasure estimate (equal distance to a Rescue Island)."""
+    return scored(state, "treasure")[0] == pytest.approx(0.5)
+
+
 def scored(state, heuristic):
     return mcts.evaluate_state(state, 0, 1, 0, True, heuristic)
 
@@ -35,7 +40,7 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
 def test_danger_sees_a_swimmer_within_a_sharks_reach_and_treasure_does_not():
     far = race({"shark": ["(6,-6)"]})
     near = race({"shark": ["(2,-5)"]})  # two water spaces from the swimmer
-    assert RESCUE_EQUAL(far)
+    assert rescue_equal(far)
     assert scored(far, "treasure") == pytest.approx(scored(near, "treasure"))
     assert scored(far, "danger")[0] == pytest.approx(scored(far, "treasure")[0])
     assert scored(near, "danger")[0] < scored(far, "danger")[0] - 0.03
@@ -56,11 +61,6 @@ def test_danger_sees_a_serpent_next_to_a_raft_and_a_kaiju_less():
     shark = scored(aboard({"shark": ["(3,-3)"]}), "danger")[0]
     assert serpent < kaiju < safe
     assert shark == pytest.approx(safe)  # a Shark does not touch raft passengers
-
-
-def RESCUE_EQUAL(state):
-    """Both fives count the same for the plain treasure estimate (equal distance to a Rescue Island)."""
-    return scored(state, "treasure")[0] == pytest.approx(0.5)
 
 
 def test_a_search_and_greedy_use_the_evaluation_they_are_given():
