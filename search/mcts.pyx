@@ -21,7 +21,8 @@ the term fits the reward scale by itself: a control variate that shrinks the spr
 
 Memory: a node is 48 bytes (its value sum is a double: a float's running sum drifted by a large share of the gaps
 between moves over millions of rewards; the sum of squares beside it) and the child index 24 bytes per node (a
-12-byte slot, kept at most half full), so 72 bytes per node; the node capacity bounds it, after which the trees stop growing and iterations go on.
+12-byte slot, kept at most half full), so 72 bytes per node; the node capacity bounds it, after which the trees stop
+growing and iterations go on.
 """
 
 from libc.math cimport log, sqrt
@@ -278,9 +279,9 @@ cdef int walk_init(Walk* w, const GameVTable* vt, int trees, int players) noexce
     w.raw = <double*>malloc(players * sizeof(double))
     w.scaled = <double*>malloc(players * sizeof(double))
     w.baseline = <double*>malloc(players * sizeof(double))
-    return (w.world != NULL and w.scratch != NULL and w.scored != NULL and w.legal != NULL and w.untried != NULL and w.tried != NULL and w.path != NULL
-            and w.cur != NULL and w.plen != NULL and w.attached != NULL and w.raw != NULL and w.scaled != NULL
-            and w.baseline != NULL)
+    return (w.world != NULL and w.scratch != NULL and w.scored != NULL and w.legal != NULL and w.untried != NULL
+            and w.tried != NULL and w.path != NULL and w.cur != NULL and w.plen != NULL and w.attached != NULL
+            and w.raw != NULL and w.scaled != NULL and w.baseline != NULL)
 
 
 cdef void walk_free(Walk* w) noexcept nogil:
