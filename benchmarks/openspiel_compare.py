@@ -1,11 +1,13 @@
 """Our ISMCTS against OpenSpiel's C++ ISMCTSBot on identical games (needs the ``compare`` extra: open_spiel).
 
-Usage: python benchmarks/openspiel_compare.py [--simulations 500] [--hands 2000] [--seed 0]
+Usage: python benchmarks/openspiel_compare.py [--simulations 500] [--hands 2000] [--seed 0] [--equal-time]
 Prints one JSON object:
 - ``speed``: iterations per second of both bots on Leduc poker at equal simulations per decision (one thread each,
   wall clock around ``suggest`` and ``bot.step``), and OpenSpiel's on 4-player Hearts (``search.bench``);
 - ``head_to_head``: Leduc poker hands between the two, seats swapped every hand, our mean chips per hand with a 95%
-  confidence interval;
+  confidence interval; with ``--equal-time`` also ``head_to_head_equal_time``: the same, but our bot searches for as
+  long as OpenSpiel's took on average over its decisions so far in the same match (time, not iterations, is equal;
+  both bots run interleaved on one thread, so a busy machine slows them alike);
 - ``exploitability``: of each bot's policy on Kuhn poker (normalised visit counts at every information state),
   computed by OpenSpiel.
 """
@@ -15,6 +17,7 @@ import json
 import math
 import random
 import statistics
+import time
 
 import pyspiel
 from open_spiel.python import policy as os_policy
@@ -32,11 +35,14 @@ def openspiel_bot(game, simulations: int, seed: int, final=pyspiel.ISMCTSFinalPo
     return pyspiel.ISMCTSBot(seed, evaluator, OPENSPIEL_UCT_C, simulations, -1, final, False, False)
 
 
-def head_to_head(simulations: int, hands: int, seed: int) -> dict:
+def head_to_head(simulations: int, hands: int, seed: int, equal_time: bool = False) -> dict:
+    """Our bot at ``simulations`` iterations a decision, or (``equal_time``) at the mean time OpenSpiel's bot has
+    taken per decision so far in this match."""
     game = pyspiel.load_game("leduc_poker")
     rng = random.Random(seed)
     theirs_bot = openspiel_bot(game, simulations, seed)
     results = []
+    their_seconds, their_decisions, our_iterations, our_decisions = 0.0, 0, 0, 0
     for hand in range(hands):
         our_seat = hand % 2
         theirs = game.new_initial_state()
@@ -46,9 +52,19 @@ def head_to_head(simulations: int, hands: int, seed: int) -> dict:
                 outcomes = theirs.chance_outcomes()
                 action = rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
             elif theirs.current_player() == our_seat:
-                action = search.suggest(ours, our_seat, iterations=simulations, seed=rng.getrandbits(32)).best.action
+                if equal_time and their_decisions:
+                    budget = {"time_ms": 1000.0 * their_seconds / their_decisions, "iterations": 10**9}
+                else:
+                    budget = {"iterations": simulations}
+                result = search.suggest(ours, our_seat, seed=rng.getrandbits(32), **budget)
+                our_iterations += result.stats["iterations"]
+                our_decisions += 1
+                action = result.best.action
             else:
+                started = time.perf_counter()
                 action = theirs_bot.step(theirs)
+                their_seconds += time.perf_counter() - started
+                their_decisions += 1
             theirs.apply_action(action)
             ours.apply(action)
         results.append(theirs.returns()[our_seat])
@@ -58,6 +74,9 @@ def head_to_head(simulations: int, hands: int, seed: int) -> dict:
         "game": "leduc_poker",
         "hands": hands,
         "simulations_per_decision": simulations,
+        "budget": "equal time" if equal_time else "equal iterations",
+        "openspiel_ms_per_decision": round(1000.0 * their_seconds / max(their_decisions, 1), 3),
+        "ours_iterations_per_decision": round(our_iterations / max(our_decisions, 1)),
         "ours_mean_chips_per_hand": round(mean, 4),
         "ci95": [round(mean - half_width, 4), round(mean + half_width, 4)],
         "verdict": "ours better" if mean - half_width > 0 else "ours worse" if mean + half_width < 0 else "tied at 95%",
@@ -122,12 +141,15 @@ def main() -> None:
     parser.add_argument("--simulations", type=int, default=500)
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--equal-time", action="store_true", help="also a head-to-head at equal time per decision")
     args = parser.parse_args()
     report = {
         "speed": bench.openspiel_speed(2.0, args.simulations, seed=args.seed),
         "head_to_head": head_to_head(args.simulations, args.hands, args.seed),
         "exploitability": kuhn_exploitability(args.simulations * 4, args.seed),
     }
+    if args.equal_time:
+        report["head_to_head_equal_time"] = head_to_head(args.simulations, args.hands, args.seed, equal_time=True)
     print(json.dumps(report, indent=2))
 
 

@@ -64,3 +64,20 @@ def test_the_search_policy_on_kuhn_is_about_as_exploitable_as_openspiels_ismcts_
     ours_value = exploitability.exploitability(game, ours)
     uniform = exploitability.exploitability(game, os_policy.UniformRandomPolicy(game))
     assert uniform > 0.45 and ours_value < 0.25, (ours_value, uniform)  # OpenSpiel's ISMCTS measured 0.162 here
+
+
+def test_the_equal_time_head_to_head_gives_our_bot_openspiels_time_not_its_simulations():
+    pytest.importorskip("pyspiel")
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parents[2] / "benchmarks" / "openspiel_compare.py"
+    spec = importlib.util.spec_from_file_location("openspiel_compare", path)
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    fixed = compare.head_to_head(200, 6, seed=1)
+    timed = compare.head_to_head(200, 6, seed=1, equal_time=True)
+    assert fixed["budget"] == "equal iterations" and fixed["ours_iterations_per_decision"] == 200
+    assert timed["budget"] == "equal time" and timed["openspiel_ms_per_decision"] > 0
+    # Our iterations are cheaper than OpenSpiel's, so equal time buys more of them than equal simulations.
+    assert timed["ours_iterations_per_decision"] > 200
