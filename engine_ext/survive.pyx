@@ -965,8 +965,12 @@ GAME_INFOS = (
         # "treasure" at equal time by +132 Elo [68, 206] (SPRT 0/30 accepted after 47 pairs: atoll bench strength
         # --game survive --players 2 --bot danger=ismcts,time_ms=30,heuristic=danger --bot treasure=ismcts,time_ms=30
         # --lineup danger,treasure --deals 300 --sprt=0,30); it scores greedy's moves and the control variate too.
+        # A new child taken as the best (by "danger" one ply on) of 4 untried moves drawn at random beat 1 (a random
+        # untried move) at equal time by +42 Elo [10, 75] (SPRT 0/30 accepted after 178 pairs: atoll bench strength
+        # --game survive --players 2 --bot cand4=ismcts,time_ms=30,candidates=4 --bot plain=ismcts,time_ms=30
+        # --lineup cand4,plain --deals 300 --sprt=0,30); progressive widening (factor 2) lost by -110 Elo [-185, -45].
         search_defaults=SearchDefaults(
-            exploration=0.02, playout_depth=0, light_playouts=True, baseline=True, heuristic="danger"
+            exploration=0.02, playout_depth=0, light_playouts=True, baseline=True, heuristic="danger", candidates=4
         ),
         heuristics=("treasure", "danger"),
     ),
