@@ -427,9 +427,9 @@ def plot_strength(summary: dict, tournament: Tournament, path: Path, against: st
     axes.set_xlabel("iterations per decision")
     axes.set_ylabel(f"{'win share' if shares else 'mean return'} against {against}")
     if shares:
-        axes.set_ylim(0, 1)
+        axes.set_ylim(-0.03, 1.03)  # a line at 0 or 1 (a bot that won or lost every game) stays visible
     axes.set_title(f"{tournament.game}, {tournament.players} players")
-    axes.legend()
+    axes.legend(loc="best")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     pyplot.close(figure)
