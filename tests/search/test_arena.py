@@ -158,3 +158,35 @@ def test_levels_name_their_configurations_and_a_game_may_replace_the_ladder(monk
     ladder = tuple({"algorithm": "ismcts", "iterations": 100 * k} for k in range(1, 6))
     monkeypatch.setitem(engine_ext._RECORDS, "kuhn_poker", replace(info, bot_levels=ladder))
     assert play.level_settings("kuhn_poker", 2) == BotSettings("ismcts", iterations=200)
+
+
+def test_pooled_ratings_put_one_seat_rows_from_separate_runs_on_one_scale(tmp_path):
+    import importlib.util
+
+    path = Path(__file__).parents[2] / "benchmarks" / "pooled_ratings.py"
+    spec = importlib.util.spec_from_file_location("pooled_ratings", path)
+    pooled = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pooled)
+
+    def run(name: str, row_wins: bool) -> str:
+        # One row bot in seat 0 against a field "f" in 3 seats; the row bot wins every game or comes last in each.
+        games = []
+        for deal in range(12):
+            returns = [1.0, 0.0, 0.0, 0.0] if row_wins else [0.0, 1.0, 0.0, 0.0]
+            games.append(
+                {
+                    "match": f"{name},f,f,f",
+                    "deal": deal,
+                    "seed": deal,
+                    "seats": [name, "f", "f", "f"],
+                    "returns": returns,
+                }
+            )
+        file = tmp_path / f"{name}.jsonl"
+        file.write_text("".join(json.dumps(g) + "\n" for g in games))
+        return str(file)
+
+    ratings = pooled.pooled_ratings([run("strong", True), run("weak", False)])
+    assert list(ratings) == ["strong", "f", "weak"], ratings
+    # The field is seen in both runs, so it is the most certain rating.
+    assert ratings["f"]["sigma"] < min(ratings["strong"]["sigma"], ratings["weak"]["sigma"])
