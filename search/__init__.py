@@ -143,6 +143,7 @@ def suggest(
     *,
     control: Control | None = None,
     allow_cheat: bool = False,
+    profile: bool = False,
     **settings,
 ) -> SearchResult:
     """Search the position for ``seat`` (who must be to act) and rank its moves.
@@ -151,6 +152,9 @@ def suggest(
     described by ``config`` (a ``SearchConfig``) or by its fields as keywords (``iterations=5000, seed=1``); keywords
     override the config's fields. ``control``: pass a ``Control`` to cancel from another thread; the search then
     returns the best found so far. ``allow_cheat`` must be set for ``algorithm="cheat"`` (benchmarks only).
+    ``profile``: add ``stats["profile"]``, the depth and width profile of the searching seat's tree (the first
+    thread's; tree algorithms only): per depth the nodes, the iterations through them, the mean children of expanded
+    nodes and who moves there, and how many iterations reached the seat's k-th turn (``mcts.tree_profile``).
     """
     state = _as_state(state_or_observation)
     info = engine_ext.game_info(state.game_name)
@@ -172,7 +176,7 @@ def suggest(
     elif config.algorithm == "greedy":
         pooled, runs = _greedy(state, seat, config, deadline, control)
     else:
-        pooled, runs = _tree_search(state, seat, config, deadline, control)
+        pooled, runs = _tree_search(state, seat, config, deadline, control, profile)
     elapsed_ms = (time.perf_counter() - started) * 1000.0
     moves = _rank(state, seat, pooled, runs[0]["pv"], config)
     done = sum(r["iterations"] for r in runs)
@@ -187,6 +191,8 @@ def suggest(
         "cancelled": control.cancelled,
         "playout_depth": config.playout_depth,
     }
+    if profile and "profile" in runs[0]:
+        stats["profile"] = runs[0]["profile"]
     return SearchResult(moves=moves, stats=stats, belief=belief_summary(state, seat, config.seed))
 
 
@@ -227,7 +233,7 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
 
 
 def _tree_search(
-    state: engine_ext.State, seat: int, config: SearchConfig, deadline: float, control: Control
+    state: engine_ext.State, seat: int, config: SearchConfig, deadline: float, control: Control, profile: bool = False
 ) -> tuple[dict, list[dict]]:
     players = state.num_players()
     threads = config.threads
@@ -253,7 +259,15 @@ def _tree_search(
     def work(i: int) -> None:
         try:
             runs[i] = mcts.run(
-                state, seat, config, shares[i], deadline, _thread_seed(config.seed, i), control, capacity
+                state,
+                seat,
+                config,
+                shares[i],
+                deadline,
+                _thread_seed(config.seed, i),
+                control,
+                capacity,
+                profile=profile and i == 0,
             )
         except BaseException as err:  # noqa: BLE001 - re-raised in the calling thread below
             errors.append(err)
@@ -290,7 +304,7 @@ def _thread_seed(seed: int, thread: int) -> int:
 
 
 def _greedy(
-    state: engine_ext.State, seat: int, config: SearchConfig, deadline: float, control: Control
+    state: engine_ext.State, seat: int, config: SearchConfig, deadline: float, control: Control, profile: bool = False
 ) -> tuple[dict, list[dict]]:
     """One ply: every legal move scored in several sampled worlds by the heuristic (or a random playout)."""
     players = state.num_players()

@@ -26,7 +26,7 @@ growing and iterations go on.
 """
 
 from libc.math cimport log, sqrt
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
@@ -555,12 +555,13 @@ cdef class Control:
 
 
 def run(State state, int seat, config, long long iterations, double deadline, unsigned long long seed,
-        Control control, int node_capacity, int pv_length=8):
+        Control control, int node_capacity, int pv_length=8, bint profile=False):
     """One thread's search from ``state`` for ``seat``; releases the GIL while it runs.
 
     ``config`` is a resolved ``search.SearchConfig`` (algorithm, exploration, playout depth, worlds, flags).
     ``iterations`` is this thread's share (< 0: no limit; ``deadline``, in ``monotonic()`` seconds, must then be set).
-    Returns root statistics per action of ``seat``, counts, and the principal line (observed action ids).
+    Returns root statistics per action of ``seat``, counts, and the principal line (observed action ids); with
+    ``profile``, also the depth and width profile of the searching seat's tree (``tree_profile``).
     """
     algorithm = config.algorithm
     if algorithm not in ALGORITHMS:
@@ -614,6 +615,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
             ok = pimc(vt, state.buf, &prm, &arena, &stats, &rng, &out)
     pv = principal_line(&arena, &stats, seat, prm.algorithm, pv_length) if ok else []
     children = root_children(&arena, seat, prm.algorithm) if ok else []
+    shape = tree_profile(&arena, seat, prm.algorithm) if ok and profile else None
     result = {
         "actions": [
             {
@@ -631,6 +633,8 @@ def run(State state, int seat, config, long long iterations, double deadline, un
         "pv": pv,
         "root_children": children,
     }
+    if shape is not None:
+        result["profile"] = shape
     arena_free(&arena)
     root_free(&stats)
     if not ok:
@@ -673,6 +677,85 @@ cdef list root_children(Arena* arena, int seat, int algorithm):
                     "value_sum": arena.nodes[child].value, "square_sum": arena.nodes[child].square})
         child = arena.nodes[child].next_sibling
     return out
+
+
+cdef dict tree_profile(Arena* arena, int seat, int algorithm):
+    """The shape of the searching seat's tree (the last world's tree for PIMC), breadth first from its root.
+
+    Per depth (edges from the root): nodes, iterations through them (their visits summed), nodes with children and
+    the mean children of those, and how many nodes are the searching seat's moves, other seats' moves and chance.
+    ``turns_reached[k]``: iterations that reached the searching seat's k-th turn in the tree (k = 1 is the current
+    turn; a turn is a run of the seat's own moves, chance inside it included, that another seat's move ends), so
+    ``turns_reached[2] / iterations`` is the share of iterations that see the seat's next turn."""
+    cdef int32_t root, node, child, head = 0, tail = 0, count = arena.count
+    cdef int32_t* queue
+    cdef int32_t* depth
+    cdef int8_t* last
+    cdef int32_t* turns
+    cdef int d, mover, children
+    levels = []
+    reached = {}
+    if algorithm == ALG_FLAT or count == 0:
+        return {"levels": levels, "turns_reached": reached, "root_visits": 0}
+    root = 0 if algorithm in (ALG_CHEAT, ALG_PIMC) else seat
+    queue = <int32_t*>malloc(count * sizeof(int32_t))
+    depth = <int32_t*>malloc(count * sizeof(int32_t))
+    turns = <int32_t*>malloc(count * sizeof(int32_t))
+    last = <int8_t*>malloc(count * sizeof(int8_t))
+    if queue == NULL or depth == NULL or turns == NULL or last == NULL:
+        free(queue)
+        free(depth)
+        free(turns)
+        free(last)
+        raise MemoryError()
+    queue[tail] = root
+    tail += 1
+    depth[root] = 0
+    turns[root] = 1  # the root is the seat's own decision: its current turn
+    last[root] = seat
+    while head < tail:
+        node = queue[head]
+        head += 1
+        d = depth[node]
+        while len(levels) <= d:
+            levels.append({"depth": len(levels), "nodes": 0, "visits": 0, "expanded": 0, "children": 0,
+                           "own": 0, "others": 0, "chance": 0})
+        level = levels[d]
+        level["nodes"] += 1
+        level["visits"] += arena.nodes[node].visits
+        mover = arena.nodes[node].mover
+        if node != root:
+            if mover == seat:
+                level["own"] += 1
+            elif mover < 0:
+                level["chance"] += 1
+            else:
+                level["others"] += 1
+        children = 0
+        child = arena.nodes[node].first_child
+        while child != NO_NODE:
+            children += 1
+            depth[child] = d + 1
+            mover = arena.nodes[child].mover
+            turns[child] = turns[node]
+            last[child] = last[node]
+            if mover >= 0:
+                if mover == seat and last[node] != seat:
+                    turns[child] = turns[node] + 1
+                    reached[turns[child]] = reached.get(turns[child], 0) + arena.nodes[child].visits
+                last[child] = mover
+            queue[tail] = child
+            tail += 1
+            child = arena.nodes[child].next_sibling
+        if children:
+            level["expanded"] += 1
+            level["children"] += children
+    free(queue)
+    free(depth)
+    free(turns)
+    free(last)
+    reached[1] = arena.nodes[root].visits
+    return {"levels": levels, "turns_reached": dict(sorted(reached.items())), "root_visits": arena.nodes[root].visits}
 
 
 cdef inline bint better_child(const Node* a, const Node* b) noexcept nogil:

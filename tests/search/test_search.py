@@ -250,6 +250,23 @@ def test_result_ranks_by_visits_and_reports_statistics():
     assert stats["elapsed_ms"] > 0 and stats["iterations_per_s"] > 0
 
 
+def test_the_tree_profile_counts_depths_movers_and_the_seats_next_turn():
+    # Kuhn from the opener's decision (J, Q dealt): depth 1 is the opener's pass or bet, depth 2 the other seat's
+    # answers (four edges), depth 3 the opener again after pass-bet: the opener's second turn.
+    state = kuhn(0, 1)
+    profile = search.suggest(state, 0, iterations=2000, seed=3, profile=True).stats["profile"]
+    levels = profile["levels"]
+    assert profile["root_visits"] == 2000 and levels[0]["visits"] == 2000 and levels[0]["children"] == 2
+    assert (levels[1]["nodes"], levels[1]["own"], levels[1]["others"]) == (2, 2, 0)
+    assert (levels[2]["nodes"], levels[2]["own"], levels[2]["others"]) == (4, 0, 4)
+    assert levels[1]["visits"] == 2000 and levels[2]["visits"] <= 2000
+    assert len(levels) == 4 and levels[3]["own"] == levels[3]["nodes"] == 2
+    assert profile["turns_reached"][1] == 2000
+    assert 0 < profile["turns_reached"][2] == levels[3]["visits"]
+    assert "profile" not in search.suggest(state, 0, iterations=200, seed=3).stats
+    assert search.suggest(state, 0, iterations=200, algorithm="flat", profile=True).stats["profile"]["levels"] == []
+
+
 def test_belief_summary_describes_other_seats_hidden_values():
     state = random_decision_positions("survive", 3, 60, seed=8)[-1]
     seat = state.current_player()
