@@ -49,6 +49,11 @@ class SearchConfig:
     variate. ``candidates``: a tree's new child is the best of this many untried moves drawn at random, scored by
     that heuristic one ply on (1: a random untried move). ``widening``: progressive widening, a node visited ``v``
     times grows at most ``ceil(widening * sqrt(v))`` children (0: every move is tried before any is revisited).
+    ``open_loop`` (ISMCTS): the searching seat's tree holds its own moves only, other seats' moves and chance pass it
+    by (an open-loop tree over what happens between its decisions), and once another seat's tree has left its known
+    part that seat plays on by the heuristic's best of ``candidates`` moves (else the light policy), so an iteration
+    ends only where the searching seat's own tree grows: it reaches the seat's next turns instead of stopping at the
+    first new node of any seat.
     ``playout_depth``: playout steps before the game's
     heuristic scores the position (-1: to the end). ``light_playouts``: playouts use the game's light policy where it
     has one. ``baseline``: tree values are learnt relative to the heuristic value of the root in each sampled world (a
@@ -67,6 +72,7 @@ class SearchConfig:
     heuristic: str | None = None
     candidates: int | None = None
     widening: float | None = None
+    open_loop: bool | None = None
     playout_depth: int | None = None
     light_playouts: bool | None = None
     baseline: bool | None = None
@@ -100,6 +106,7 @@ class SearchConfig:
             heuristic=defaults.heuristic if self.heuristic is None else self.heuristic,
             candidates=defaults.candidates if self.candidates is None else self.candidates,
             widening=defaults.widening if self.widening is None else self.widening,
+            open_loop=defaults.open_loop if self.open_loop is None else self.open_loop,
             scaled_exploration=(
                 defaults.scaled_exploration if self.scaled_exploration is None else self.scaled_exploration
             ),

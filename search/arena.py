@@ -450,7 +450,7 @@ def parse_config(text: str, game: str) -> tuple[str, BotSettings]:
         key, _, value = pair.partition("=")
         if key not in known:
             raise ValueError(f"{text!r}: unknown setting {key!r}; settings: {', '.join(sorted(known))}")
-        if key in ("light_playouts", "baseline", "scaled_exploration"):
+        if key in ("light_playouts", "baseline", "scaled_exploration", "open_loop"):
             fields[key] = value.lower() in ("1", "true", "yes", "on")
         elif key in ("time_ms", "exploration", "widening"):
             fields[key] = float(value)

@@ -63,6 +63,7 @@ cdef struct Params:
     returns_fn heuristic    # the game's evaluation the configuration names (NULL: the game has none)
     int candidates          # a new child is the best of this many untried moves by the heuristic one ply on (1: random)
     double widening         # > 0: a node visited v times has at most ceil(widening * sqrt(v)) children
+    bint open_loop          # ISMCTS: the searching seat's tree follows its own moves only; detached seats play on
     int worlds              # PIMC: worlds the iteration budget is split over
     bint light_playouts     # playouts use the game's light policy when it has one (else uniform)
     bint baseline           # rewards relative to the root's heuristic value in each sampled world

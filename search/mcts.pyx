@@ -370,6 +370,20 @@ cdef int32_t pick_untried(const GameVTable* vt, const Params* prm, Rng* rng, Wal
     return best
 
 
+cdef int32_t policy_action(const GameVTable* vt, const Params* prm, Rng* rng, Walk* w) noexcept nogil:
+    """A seat's move outside its tree inside an open-loop iteration: the heuristic's best one ply on among
+    ``candidates`` legal moves drawn at random (``pick_untried`` over every legal move), else the light policy."""
+    cdef int n = vt.legal_actions(w.world, w.legal)
+    cdef int k
+    if prm.candidates > 1 and prm.heuristic != NULL:
+        for k in range(n):
+            w.untried[k] = w.legal[k]
+        return pick_untried(vt, prm, rng, w, n)
+    if vt.playout_action != NULL and prm.light_playouts:
+        return vt.playout_action(w.world, w.legal, n, rng)
+    return w.legal[rng_below(rng, n)]
+
+
 cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena, Rng* rng, Walk* w,
                            int32_t node) noexcept nogil:
     """The acting seat's choice at its tree node ``node``: an untried legal action (``pick_untried``) while the node
@@ -421,6 +435,8 @@ cdef bint descend_trees(const GameVTable* vt, const Params* prm, Arena* arena, R
     for t in range(w.trees):
         if not w.attached[t]:
             continue
+        if prm.open_loop and t == prm.seat and player != prm.seat:
+            continue  # open loop: what happens between the searching seat's decisions does not branch its tree
         observed = action if perfect else vt.observed_action(w.world, action, t)
         child = find_child(arena, w.cur[t], observed)
         if child == NO_NODE:
@@ -430,7 +446,7 @@ cdef bint descend_trees(const GameVTable* vt, const Params* prm, Arena* arena, R
                 continue
             if (not perfect and w.cur[t] == prm.seat) or (perfect and w.cur[t] == 0):
                 arena.nodes[child].slot = root_slot(stats, observed)
-            if player >= 0 and (perfect or t == player):
+            if player >= 0 and (perfect or t == player) and (not prm.open_loop or t == prm.seat):
                 acting_expanded = True
         if w.plen[t] < MAX_PATH:
             w.path[t * MAX_PATH + w.plen[t]] = child
@@ -453,9 +469,11 @@ cdef void select_and_expand(const GameVTable* vt, const Params* prm, Arena* aren
             return
         if player == CHANCE_PLAYER:
             action = vt.sample_chance(w.world, rng)
-        else:
-            if not w.attached[0 if perfect else player]:
+        elif not w.attached[0 if perfect else player]:
+            if not prm.open_loop or player == prm.seat:
                 return
+            action = policy_action(vt, prm, rng, w)  # another seat past its known tree: play on by policy
+        else:
             action = select_action(vt, prm, arena, rng, w, w.cur[0 if perfect else player])
         if descend_trees(vt, prm, arena, stats, perfect, w, player, action):
             vt.apply(w.world, action)
@@ -591,6 +609,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.heuristic = heuristic_of(vt, heuristic_index(state, config.heuristic))
     prm.candidates = config.candidates
     prm.widening = config.widening
+    prm.open_loop = config.open_loop and prm.algorithm == ALG_ISMCTS
     rng_seed(&rng, seed)
     if prm.players > MAX_SEATS_ANY:
         raise ValueError(f"the search handles at most {MAX_SEATS_ANY} seats")

@@ -267,6 +267,25 @@ def test_the_tree_profile_counts_depths_movers_and_the_seats_next_turn():
     assert search.suggest(state, 0, iterations=200, algorithm="flat", profile=True).stats["profile"]["levels"] == []
 
 
+def test_an_open_loop_tree_holds_only_the_searching_seats_moves():
+    # Kuhn, opener: closed loop, depth 2 holds the other seat's answers; open loop, the opener's tree goes from its
+    # first move straight to its second decision (after pass-bet), and the other seat's moves are not in it.
+    state = kuhn(0, 1)
+    closed = search.suggest(state, 0, iterations=2000, seed=3, profile=True).stats["profile"]["levels"]
+    opened = search.suggest(state, 0, iterations=2000, seed=3, profile=True, open_loop=True).stats["profile"]["levels"]
+    assert closed[2]["others"] == 4
+    assert all(level["others"] == 0 and level["chance"] == 0 for level in opened)
+    assert len(opened) == 3 and opened[2]["own"] == 2  # call or fold after the other seat's bet
+    # Survive set-up: placements alternate, so the closed-loop tree interleaves the other seat's; the open one does not,
+    # and its own placements still chain (the other seat's turn, played by policy, no longer ends the iteration).
+    state = engine_ext.new_game("survive", 2, seed=1)
+    shallow = search.suggest(state, 0, iterations=3000, seed=1, profile=True).stats["profile"]["levels"]
+    deep = search.suggest(state, 0, iterations=3000, seed=1, profile=True, open_loop=True).stats["profile"]["levels"]
+    assert all(level["others"] == 0 for level in deep)
+    assert sum(lv["own"] for lv in deep) > 0 and len(deep) >= 3
+    assert shallow[2]["others"] > 0
+
+
 def test_belief_summary_describes_other_seats_hidden_values():
     state = random_decision_positions("survive", 3, 60, seed=8)[-1]
     seat = state.current_player()
