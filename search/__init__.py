@@ -161,7 +161,8 @@ def suggest(
     returns the best found so far. ``allow_cheat`` must be set for ``algorithm="cheat"`` (benchmarks only).
     ``profile``: add ``stats["profile"]``, the depth and width profile of the searching seat's tree (the first
     thread's; tree algorithms only): per depth the nodes, the iterations through them, the mean children of expanded
-    nodes and who moves there, and how many iterations reached the seat's k-th turn (``mcts.tree_profile``).
+    nodes and who moves there, and how many iterations reached the seat's k-th turn (``mcts.tree_profile``; an
+    ``open_loop`` tree holds no other seat's moves, so it counts no later turns).
     """
     state = _as_state(state_or_observation)
     info = engine_ext.game_info(state.game_name)
