@@ -972,6 +972,6 @@ GAME_INFOS = (
         search_defaults=SearchDefaults(
             exploration=0.02, playout_depth=0, light_playouts=True, baseline=True, heuristic="danger", candidates=4
         ),
-        heuristics=("treasure", "danger"),
+        heuristics=("treasure", "danger", "escape", "rafts"),
     ),
 )

@@ -1301,6 +1301,78 @@ cdef void s_danger_heuristic(const void* p, double* out) noexcept nogil:
         out[seat] /= total
 
 
+cdef double removal_risk(const Survive* s, int c, int removable, int count) noexcept nogil:
+    """How likely the tile at ``c`` goes under in the next Rising Waters, as this evaluation guesses it: a tile of
+    the thinnest type still on the board (``removable``, ``count`` of them left) can be any player's choice, and
+    players aim for the tiles under their rivals' treasure, so a few tiles left means a real risk."""
+    if removable < 0 or s.terrain[c] != removable:
+        return 0.0
+    return 1.0 if count <= 2 else 2.0 / count
+
+
+cdef void escape_estimate(const void* p, double* out, double raft_steps) noexcept nogil:
+    """``danger``, and an Adventurer standing on a tile of the thinnest type still on the board loses 0.4 of its
+    worth times the risk that the tile goes under before it walks off (``removal_risk``): Rising Waters makes it a
+    swimmer, one space a turn and prey to Sharks and Serpents. A raft passenger's spaces to a Rescue Island count
+    ``raft_steps`` each (a raft's move carries up to three)."""
+    cdef const Survive* s = <const Survive*>p
+    cdef double estimate[MAX_SEATS]
+    cdef uint8_t threat[NUM_CELLS]
+    cdef double total = 0.0, best = -1.0, danger, worth
+    cdef int i, c, seat, land, removable = -1, count = 0
+    cdef const Meeple* m
+    if s.phase == PH_OVER:
+        s_returns(p, out)
+        return
+    for land in range(BEACH, MOUNTAIN + 1):
+        for c in range(NUM_CELLS):
+            if s.terrain[c] == land:
+                count += 1
+        if count:
+            removable = land
+            break
+    threat_map(s, threat)
+    for seat in range(s.num_players):
+        estimate[seat] = 0.0
+    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+        m = &s.meeple[i]
+        seat = seat_of_colour(s, i // MEEPLES_PER_COLOUR)
+        if m.status == ST_RESCUED:
+            estimate[seat] += m.value
+        elif m.status == ST_BOARD:
+            worth = m.value * pow(0.85, RESCUE_DISTANCE[m.cell] * (raft_steps if m.aboard else 1.0))
+            danger = 0.0
+            if m.cell < NUM_CELLS and s.terrain[m.cell] == WATER:
+                if m.aboard:
+                    if threat[m.cell] & THREAT_SINKS_RAFT:
+                        danger += 0.3
+                    if threat[m.cell] & THREAT_CAPSIZES:
+                        danger += 0.15
+                elif threat[m.cell] & THREAT_EATS_SWIMMER:
+                    danger += 0.3
+            elif m.cell < NUM_CELLS:
+                danger += 0.4 * removal_risk(s, m.cell, removable, count)
+            estimate[seat] += worth * (1.0 - danger)
+    for seat in range(s.num_players):
+        if estimate[seat] > best:
+            best = estimate[seat]
+    for seat in range(s.num_players):
+        out[seat] = exp((estimate[seat] - best) / 4.0)
+        total += out[seat]
+    for seat in range(s.num_players):
+        out[seat] /= total
+
+
+cdef void s_escape_heuristic(const void* p, double* out) noexcept nogil:
+    """``escape_estimate`` with every space counted alike."""
+    escape_estimate(p, out, 1.0)
+
+
+cdef void s_rafts_heuristic(const void* p, double* out) noexcept nogil:
+    """``escape_estimate`` with a raft passenger's spaces counted 0.6 each."""
+    escape_estimate(p, out, 0.6)
+
+
 cdef int32_t s_playout_action(const void* p, const int32_t* legal, int n, Rng* rng) noexcept nogil:
     """Light playout policy: a uniformly drawn Adventurer move that does not bring it closer to a Rescue Island is
     redrawn once, so playouts walk Adventurers home more often than uniform play does."""
@@ -1330,6 +1402,8 @@ SURVIVE_TABLE.observed_action = s_observed_action
 SURVIVE_TABLE.utility_bounds = s_utility_bounds
 SURVIVE_TABLE.heuristic = s_heuristic
 SURVIVE_TABLE.other_heuristics[0] = s_danger_heuristic
+SURVIVE_TABLE.other_heuristics[1] = s_escape_heuristic
+SURVIVE_TABLE.other_heuristics[2] = s_rafts_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
 
 

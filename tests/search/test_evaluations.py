@@ -33,7 +33,7 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
     for info in map(engine_ext.game_info, engine_ext.GAMES):
         if info.search_defaults.heuristic is not None:
             assert info.search_defaults.heuristic in info.heuristics
-    assert engine_ext.game_info("survive").heuristics == ("treasure", "danger")
+    assert engine_ext.game_info("survive").heuristics == ("treasure", "danger", "escape", "rafts")
     assert engine_ext.game_info("kuhn_poker").heuristics == ()
 
 
@@ -63,6 +63,33 @@ def test_danger_sees_a_serpent_next_to_a_raft_and_a_kaiju_less():
     assert shark == pytest.approx(safe)  # a Shark does not touch raft passengers
 
 
+def test_escape_sees_a_tile_about_to_go_under_and_danger_does_not():
+    # Green's 5 stands on the only tile left: the next Rising Waters takes it. On a mountain while beaches remain
+    # elsewhere it is safe for now; with many beaches left, standing on one is a small risk.
+    lone = race({"shark": ["(6,-6)"]})
+    assert scored(lone, "escape")[0] > scored(lone, "danger")[0] + 0.03
+
+    def green_on(land, beaches):
+        tiles = {"(-2,3)": land} | {cell: "b" for cell in beaches}
+        return position(adventurers={"red": [(SWIMMER, 5)], "green": [("(-2,3)", 5)]}, tiles=tiles,
+                        creatures={"shark": ["(6,-6)"]})  # fmt: skip
+
+    safe = green_on("m", ["(0,1)", "(1,1)"])
+    assert scored(safe, "escape")[0] == pytest.approx(scored(safe, "danger")[0])
+    few = green_on("b", ["(0,1)", "(1,1)"])
+    many = green_on("b", ["(0,1)", "(1,1)", "(0,2)", "(1,2)", "(-1,2)", "(2,0)", "(2,1)"])
+    assert scored(safe, "escape")[0] < scored(many, "escape")[0] < scored(few, "escape")[0]
+
+
+def test_rafts_count_a_passengers_spaces_for_less():
+    def red(aboard):
+        return position(adventurers={"red": [(SWIMMER, 5, aboard)], "green": [("(-2,3)", 5)]},
+                        tiles={"(-2,3)": "m", "(0,1)": "b"}, rafts=(SWIMMER,) if aboard else ())  # fmt: skip
+
+    assert scored(red(True), "rafts")[0] > scored(red(False), "rafts")[0] + 0.02
+    assert scored(red(True), "escape")[0] == pytest.approx(scored(red(False), "escape")[0])
+
+
 def test_a_search_and_greedy_use_the_evaluation_they_are_given():
     state = race({"shark": ["(2,-5)"]}, phase="action")
     for algorithm in ("ismcts", "greedy"):
@@ -73,7 +100,7 @@ def test_a_search_and_greedy_use_the_evaluation_they_are_given():
             for m in search.suggest(state, 0, algorithm=algorithm, iterations=400, seed=2, heuristic="danger").moves
         ]
         assert [m.value for m in a.moves] != [m.value for m in b.moves], algorithm
-    with pytest.raises(ValueError, match="survive offers treasure, danger"):
+    with pytest.raises(ValueError, match="survive offers treasure, danger, escape, rafts"):
         search.suggest(state, 0, iterations=10, heuristic="nope")
     kuhn = engine_ext.new_game("kuhn_poker", 2, seed=0)
     while kuhn.current_player() == engine_ext.CHANCE:
