@@ -28,7 +28,7 @@ import engine_ext
 from search import mcts
 from search.mcts import Control
 
-__all__ = ["ALGORITHMS", "Control", "Move", "SearchConfig", "SearchResult", "suggest"]
+__all__ = ["ALGORITHMS", "Control", "Move", "SearchConfig", "SearchResult", "TreeKeeper", "suggest"]
 
 ALGORITHMS = ("ismcts", "pimc", "flat", "greedy", "random", "cheat")
 DEFAULT_ITERATIONS = 1000
@@ -54,6 +54,9 @@ class SearchConfig:
     part that seat plays on by the heuristic's best of ``candidates`` moves (else the light policy), so an iteration
     ends only where the searching seat's own tree grows: it reaches the seat's next turns instead of stopping at the
     first new node of any seat.
+    ``reuse`` (ISMCTS): when the caller passes a ``TreeKeeper`` (the game loop, ``search.play``, keeps one per bot
+    seat), the search starts from the subtree of the seat's previous search that the moves since lead to, and keeps
+    its trees for the next; without a keeper it has no effect.
     ``playout_depth``: playout steps before the game's
     heuristic scores the position (-1: to the end). ``light_playouts``: playouts use the game's light policy where it
     has one. ``baseline``: tree values are learnt relative to the heuristic value of the root in each sampled world (a
@@ -73,6 +76,7 @@ class SearchConfig:
     candidates: int | None = None
     widening: float | None = None
     open_loop: bool | None = None
+    reuse: bool | None = None
     playout_depth: int | None = None
     light_playouts: bool | None = None
     baseline: bool | None = None
@@ -107,6 +111,7 @@ class SearchConfig:
             candidates=defaults.candidates if self.candidates is None else self.candidates,
             widening=defaults.widening if self.widening is None else self.widening,
             open_loop=defaults.open_loop if self.open_loop is None else self.open_loop,
+            reuse=defaults.reuse if self.reuse is None else self.reuse,
             scaled_exploration=(
                 defaults.scaled_exploration if self.scaled_exploration is None else self.scaled_exploration
             ),
@@ -114,6 +119,37 @@ class SearchConfig:
             light_playouts=defaults.light_playouts if self.light_playouts is None else self.light_playouts,
             baseline=defaults.baseline if self.baseline is None else self.baseline,
         )
+
+
+class TreeKeeper:
+    """Tree reuse for one seat in one game: the trees each search thread leaves (``mcts.Forest``) and what the seat
+    observed of every move since the last search. The game loop calls ``observe`` before applying each move (chance
+    included) and passes the keeper to ``suggest``; a search with ``reuse`` then starts from the subtree those
+    observations lead to. A keeper never reads more than the seat observes: the observed action ids are exactly what
+    the seat's own tree is keyed by."""
+
+    def __init__(self, seat: int):
+        self.seat = seat
+        self.forests: list[mcts.Forest] = []
+        self.path: list[int] = []
+        self.fingerprint: tuple | None = None
+
+    def observe(self, state: engine_ext.State, action: int) -> None:
+        """Record ``action``, about to be applied to ``state``, as this seat observes it."""
+        if self.fingerprint is not None:
+            self.path.append(state.observed_action(action, self.seat))
+
+    def reset(self) -> None:
+        """Forget the kept trees (the next search starts afresh)."""
+        for forest in self.forests:
+            forest.release()
+        self.forests = []
+        self.path = []
+        self.fingerprint = None
+
+    @property
+    def nodes(self) -> int:
+        return sum(forest.nodes for forest in self.forests)
 
 
 @dataclass(frozen=True)
@@ -151,6 +187,7 @@ def suggest(
     control: Control | None = None,
     allow_cheat: bool = False,
     profile: bool = False,
+    keeper: TreeKeeper | None = None,
     **settings,
 ) -> SearchResult:
     """Search the position for ``seat`` (who must be to act) and rank its moves.
@@ -163,6 +200,8 @@ def suggest(
     thread's; tree algorithms only): per depth the nodes, the iterations through them, the mean children of expanded
     nodes and who moves there, and how many iterations reached the seat's k-th turn (``mcts.tree_profile``; an
     ``open_loop`` tree holds no other seat's moves, so it counts no later turns).
+    ``keeper``: the seat's ``TreeKeeper`` in a game loop; with ``reuse`` the search starts from its kept subtree
+    (``stats["reused_nodes"]``: the nodes carried over) and leaves its trees there.
     """
     state = _as_state(state_or_observation)
     info = engine_ext.game_info(state.game_name)
@@ -179,12 +218,12 @@ def suggest(
     if config.algorithm == "random":
         rng = random.Random(config.seed)
         action = rng.choice(state.legal_actions())
-        pooled = {action: {**empty_slot(state.num_players()), "visits": 1}}
+        pooled = {action: {**empty_slot(state.num_players()), "visits": 1, "samples": 1}}
         runs = [{"iterations": 0, "worlds": 0, "nodes": 0, "pv": [action]}]
     elif config.algorithm == "greedy":
         pooled, runs = _greedy(state, seat, config, deadline, control)
     else:
-        pooled, runs = _tree_search(state, seat, config, deadline, control, profile)
+        pooled, runs = _tree_search(state, seat, config, deadline, control, profile, keeper)
     elapsed_ms = (time.perf_counter() - started) * 1000.0
     moves = _rank(state, seat, pooled, runs[0]["pv"], config)
     done = sum(r["iterations"] for r in runs)
@@ -199,6 +238,8 @@ def suggest(
         "cancelled": control.cancelled,
         "playout_depth": config.playout_depth,
     }
+    if config.reuse and keeper is not None:
+        stats["reused_nodes"] = sum(r.get("reused", 0) for r in runs)
     if profile and "profile" in runs[0]:
         stats["profile"] = runs[0]["profile"]
     return SearchResult(moves=moves, stats=stats, belief=belief_summary(state, seat, config.seed))
@@ -241,7 +282,13 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
 
 
 def _tree_search(
-    state: engine_ext.State, seat: int, config: SearchConfig, deadline: float, control: Control, profile: bool = False
+    state: engine_ext.State,
+    seat: int,
+    config: SearchConfig,
+    deadline: float,
+    control: Control,
+    profile: bool = False,
+    keeper: TreeKeeper | None = None,
 ) -> tuple[dict, list[dict]]:
     players = state.num_players()
     threads = config.threads
@@ -263,6 +310,20 @@ def _tree_search(
         shares = [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]
     runs: list[dict | None] = [None] * threads
     errors: list[BaseException] = []
+    forests: list = [None] * threads
+    path = None
+    if keeper is not None and config.reuse and config.algorithm == "ismcts":
+        if keeper.seat != seat:
+            raise ValueError(f"keeper: it keeps seat {keeper.seat}'s trees, not seat {seat}'s")
+        # Trees learnt under other settings (or another game) are not reused; a new thread count starts afresh.
+        budgetless = replace(config, seed=0, iterations=None, time_ms=None, top_k=0, worlds=None, node_capacity=None)
+        fingerprint = (state.game_name, players, budgetless)
+        if keeper.fingerprint != fingerprint or len(keeper.forests) != threads:
+            keeper.reset()
+            keeper.forests = [mcts.Forest() for _ in range(threads)]
+            keeper.fingerprint = fingerprint
+        forests = keeper.forests
+        path = keeper.path
 
     def work(i: int) -> None:
         try:
@@ -276,6 +337,8 @@ def _tree_search(
                 control,
                 capacity,
                 profile=profile and i == 0,
+                forest=forests[i],
+                path=path,
             )
         except BaseException as err:  # noqa: BLE001 - re-raised in the calling thread below
             errors.append(err)
@@ -288,7 +351,11 @@ def _tree_search(
             t.start()
         for t in pool:
             t.join()
+    if keeper is not None and path is not None:
+        keeper.path = []
     if errors:
+        if keeper is not None:
+            keeper.reset()
         raise errors[0]
     if threads == 1:
         return {entry["action"]: entry for entry in runs[0]["actions"]}, runs
@@ -297,6 +364,7 @@ def _tree_search(
         for entry in run["actions"]:
             slot = pooled.setdefault(entry["action"], empty_slot(players))
             slot["visits"] += entry["visits"]
+            slot["samples"] += entry["samples"]
             slot["value_sums"] = [a + b for a, b in zip(slot["value_sums"], entry["value_sums"], strict=True)]
             slot["win_sum"] += entry["win_sum"]
             slot["learnt_sum"] += entry["learnt_sum"]
@@ -304,7 +372,7 @@ def _tree_search(
 
 
 def empty_slot(players: int) -> dict:
-    return {"visits": 0, "value_sums": [0.0] * players, "win_sum": 0.0, "learnt_sum": 0.0}
+    return {"visits": 0, "samples": 0, "value_sums": [0.0] * players, "win_sum": 0.0, "learnt_sum": 0.0}
 
 
 def _thread_seed(seed: int, thread: int) -> int:
@@ -334,6 +402,7 @@ def _greedy(
             )
             slot = pooled.setdefault(action, empty_slot(players))
             slot["visits"] += 1
+            slot["samples"] += 1
             slot["value_sums"] = [a + b for a, b in zip(slot["value_sums"], scaled, strict=True)]
             slot["win_sum"] += scaled[seat]
             slot["learnt_sum"] += scaled[seat]
@@ -355,7 +424,9 @@ def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
     moves = []
     for rank, (action, s) in enumerate(entries[:top_k]):
         visits = s["visits"]
-        values = [v / visits for v in s["value_sums"]]
+        # Values and win shares are this search's samples; a reused tree's prior visits count only for the ranking.
+        samples = s.get("samples", visits)
+        values = [v / samples for v in s["value_sums"]] if samples else [0.0] * state.num_players()
         line = principal_line(state, seat, pv_ids, seed) if rank == 0 and pv_ids and pv_ids[0] == action else []
         moves.append(
             Move(
@@ -364,7 +435,7 @@ def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
                 visits=visits,
                 value=values[seat],
                 values=values,
-                win_prob=s["win_sum"] / visits,
+                win_prob=s["win_sum"] / samples if samples else 0.0,
                 pv=line or [state.action_to_string(action)],
             )
         )

@@ -1,10 +1,11 @@
 # cython: language_level=3
 """The search's C structures (see mcts.pyx for the algorithm). Memory: every buffer here is owned by the ``run`` call
-that allocates it and freed before it returns; nothing is shared between threads but the cancel flag."""
+that allocates it and freed before it returns, except a tree kept for reuse, which its ``Forest`` owns; nothing is
+shared between threads but the cancel flag."""
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 
-from engine_ext.core cimport returns_fn
+from engine_ext.core cimport MAX_SEATS_ANY, returns_fn
 
 cdef enum:
     NO_NODE = -1
@@ -46,6 +47,8 @@ cdef struct RootStats:
     double* values          # [slot * players + seat]
     double* wins
     double* learnt          # the searching seat's rewards as the tree learns them (relative to the baseline + 0.5)
+    int64_t* prior          # visits a reused tree brought (an earlier search's iterations through the child)
+    double* prior_learnt    # and their learnt rewards, re-based on this search's root
     int32_t count
     int32_t capacity        # the game's max_actions
     int32_t players
@@ -74,6 +77,7 @@ cdef struct Outcome:
     int64_t iterations
     int64_t worlds
     int32_t nodes
+    double baseline_sum[MAX_SEATS_ANY]  # per seat: the root's heuristic summed over the iterations' sampled worlds
 
 
 cdef struct Walk:

@@ -50,6 +50,10 @@ from engine_ext.core cimport (
 
 ALGORITHMS = {"ismcts": ALG_ISMCTS, "pimc": ALG_PIMC, "flat": ALG_FLAT, "cheat": ALG_CHEAT}
 NODE_BYTES = 72
+MAX_KEPT_NODES = 8_000_000   # a reused tree and the new growth together stay below this many nodes
+
+cdef enum:
+    REBASE_WORLDS = 256      # sampled worlds that estimate the new root's heuristic when a tree is reused
 
 
 cdef inline double now() noexcept nogil:
@@ -165,10 +169,13 @@ cdef int root_init(RootStats* r, int capacity, int players) noexcept nogil:
     r.values = <double*>calloc(capacity * players, sizeof(double))
     r.wins = <double*>calloc(capacity, sizeof(double))
     r.learnt = <double*>calloc(capacity, sizeof(double))
+    r.prior = <int64_t*>calloc(capacity, sizeof(int64_t))
+    r.prior_learnt = <double*>calloc(capacity, sizeof(double))
     r.count = 0
     r.capacity = capacity
     r.players = players
-    return r.action != NULL and r.visits != NULL and r.values != NULL and r.wins != NULL and r.learnt != NULL
+    return (r.action != NULL and r.visits != NULL and r.values != NULL and r.wins != NULL and r.learnt != NULL
+            and r.prior != NULL and r.prior_learnt != NULL)
 
 
 cdef void root_free(RootStats* r) noexcept nogil:
@@ -177,6 +184,8 @@ cdef void root_free(RootStats* r) noexcept nogil:
     free(r.values)
     free(r.wins)
     free(r.learnt)
+    free(r.prior)
+    free(r.prior_learnt)
 
 
 cdef int32_t root_slot(RootStats* r, int32_t action) noexcept nogil:
@@ -315,6 +324,8 @@ cdef void sample_world(const GameVTable* vt, const void* root, const Params* prm
         w.baseline[t] = 0.5
     if prm.heuristic != NULL and prm.baseline:
         prm.heuristic(w.world, w.baseline)
+    for t in range(prm.players):
+        out.baseline_sum[t] += w.baseline[t]
     for t in range(w.trees):
         w.cur[t] = t
         w.path[t * MAX_PATH] = t
@@ -557,6 +568,133 @@ cdef int flat_search(const GameVTable* vt, const void* root, const Params* prm, 
 # ---------------------------------------------------------------------------------------------------------------------
 # Python entry point (one thread's search; search/__init__.py runs several and pools them)
 # ---------------------------------------------------------------------------------------------------------------------
+cdef class Forest:
+    """One thread's ISMCTS trees, kept after a search so that the same seat's next search in the same game starts from
+    the subtree its observations since lead to (tree reuse). ``search.TreeKeeper`` holds one per thread and the
+    observed actions; ``run`` takes both, re-roots, and leaves the new trees here."""
+    cdef Arena arena
+    cdef bint held
+    cdef int seat
+    cdef int players
+    cdef double baseline[MAX_SEATS_ANY]     # per seat: the mean root heuristic the kept values are relative to
+
+    def __cinit__(self):
+        self.held = False
+
+    def __dealloc__(self):
+        self.release()
+
+    def release(self):
+        """Free the kept trees (the next search starts afresh)."""
+        if self.held:
+            arena_free(&self.arena)
+            self.held = False
+
+    @property
+    def nodes(self):
+        """Nodes kept (0 when nothing is)."""
+        return self.arena.count if self.held else 0
+
+
+cdef int32_t follow(const Arena* a, int32_t node, list path):
+    """The node ``path`` (observed actions) leads to from ``node``, or NO_NODE where the tree never went."""
+    for action in path:
+        node = find_child(a, node, <int32_t>action)
+        if node == NO_NODE:
+            return NO_NODE
+    return node
+
+
+cdef int32_t subtree_size(const Arena* a, int32_t root) noexcept nogil:
+    """Nodes in the subtree under ``root``, itself included (children always come after their parent in the arena,
+    so one pass in id order with a membership flag counts it)."""
+    cdef char* inside = <char*>calloc(a.count, 1)
+    cdef int32_t n, child, count = 1
+    if inside == NULL:
+        return 1
+    inside[root] = 1
+    for n in range(root, a.count):
+        if not inside[n]:
+            continue
+        child = a.nodes[n].first_child
+        while child != NO_NODE:
+            inside[child] = 1
+            count += 1
+            child = a.nodes[child].next_sibling
+    free(inside)
+    return count
+
+
+cdef void copy_subtree(const Arena* old, int32_t old_root, Arena* fresh, int32_t new_root, int seat,
+                       const double* shift, RootStats* stats) noexcept nogil:
+    """Copy the subtree under ``old_root`` below ``new_root`` of ``fresh`` (breadth first, until ``fresh`` is full),
+    adding ``shift[mover]`` to every reward (re-basing the control variate on the new root) and recording the
+    searching seat's new root children in ``stats`` as prior visits."""
+    cdef int32_t* queue = <int32_t*>malloc(2 * fresh.capacity * sizeof(int32_t))
+    cdef int32_t head = 0, tail = 0, o, n, child, k
+    cdef const Node* c
+    cdef Node* made
+    cdef double d
+    if queue == NULL:
+        return
+    fresh.nodes[new_root].visits = old.nodes[old_root].visits
+    queue[0] = old_root
+    queue[1] = new_root
+    tail = 1
+    while head < tail:
+        o = queue[2 * head]
+        n = queue[2 * head + 1]
+        head += 1
+        child = old.nodes[o].first_child
+        while child != NO_NODE:
+            c = &old.nodes[child]
+            k = new_node(fresh, n, c.action, c.mover)
+            if k == NO_NODE:
+                free(queue)
+                return
+            made = &fresh.nodes[k]
+            made.visits = c.visits
+            made.avail = c.avail
+            made.value = c.value
+            made.square = c.square
+            if c.mover >= 0:
+                d = shift[c.mover]
+                made.value = c.value + d * c.visits
+                made.square = c.square + 2.0 * d * c.value + d * d * c.visits
+            if n == new_root:
+                made.slot = root_slot(stats, c.action)
+                if made.slot >= 0:
+                    stats.prior[made.slot] += made.visits
+                    stats.prior_learnt[made.slot] += made.value
+            queue[2 * tail] = child
+            queue[2 * tail + 1] = k
+            tail += 1
+            child = c.next_sibling
+    free(queue)
+
+
+cdef void root_baseline(const GameVTable* vt, const void* root, const Params* prm, Rng* rng,
+                        double* mean) noexcept nogil:
+    """The mean heuristic value of the root over sampled worlds, per seat (0.5 without a control variate)."""
+    cdef void* world = malloc(vt.state_size)
+    cdef double value[MAX_SEATS_ANY]
+    cdef int _, p
+    for p in range(prm.players):
+        mean[p] = 0.5
+    if prm.heuristic == NULL or not prm.baseline or world == NULL:
+        free(world)
+        return
+    for p in range(prm.players):
+        mean[p] = 0.0
+    for _ in range(REBASE_WORLDS):
+        clone_into(vt, world, root)
+        vt.determinize(world, prm.seat, rng)
+        prm.heuristic(world, value)
+        for p in range(prm.players):
+            mean[p] += value[p] / REBASE_WORLDS
+    free(world)
+
+
 cdef class Control:
     """Shared by the threads of one search: ``cancel()`` stops them within CHECK_EVERY iterations."""
     cdef int flag
@@ -573,13 +711,19 @@ cdef class Control:
 
 
 def run(State state, int seat, config, long long iterations, double deadline, unsigned long long seed,
-        Control control, int node_capacity, int pv_length=8, bint profile=False):
+        Control control, int node_capacity, int pv_length=8, bint profile=False, Forest forest=None, list path=None):
     """One thread's search from ``state`` for ``seat``; releases the GIL while it runs.
 
     ``config`` is a resolved ``search.SearchConfig`` (algorithm, exploration, playout depth, worlds, flags).
     ``iterations`` is this thread's share (< 0: no limit; ``deadline``, in ``monotonic()`` seconds, must then be set).
     Returns root statistics per action of ``seat``, counts, and the principal line (observed action ids); with
     ``profile``, also the depth and width profile of the searching seat's tree (``tree_profile``).
+
+    ``forest`` (ISMCTS): trees kept from this seat's previous search in the same game, and ``path`` what the seat
+    observed of every move since (its own first). When the seat's tree holds that line, the subtree it leads to is
+    the new root's (rewards re-based on the new root's heuristic, its children's visits counted as prior visits);
+    other seats' trees start afresh (the seat cannot know what they observed). The trees this search leaves are kept
+    in ``forest`` for the next one. ``reused`` in the result: the nodes carried over (0: a fresh start).
     """
     algorithm = config.algorithm
     if algorithm not in ALGORITHMS:
@@ -591,6 +735,10 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     cdef Outcome out
     cdef Rng rng
     cdef int ok = 1
+    cdef int p
+    cdef int32_t reuse_root = NO_NODE, kept = 0
+    cdef double shift[MAX_SEATS_ANY]
+    cdef double fresh_mean[MAX_SEATS_ANY]
     prm.algorithm = ALGORITHMS[algorithm]
     prm.seat = seat
     prm.players = state.num_players()
@@ -606,6 +754,9 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     out.iterations = 0
     out.worlds = 0
     out.nodes = 0
+    for p in range(MAX_SEATS_ANY):
+        out.baseline_sum[p] = 0.0
+        fresh_mean[p] = 0.5
     prm.heuristic = heuristic_of(vt, heuristic_index(state, config.heuristic))
     prm.candidates = config.candidates
     prm.widening = config.widening
@@ -616,6 +767,12 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     if not root_init(&stats, vt.max_actions, prm.players):
         root_free(&stats)
         raise MemoryError()
+    reusing = forest is not None and prm.algorithm == ALG_ISMCTS
+    if reusing and forest.held and path is not None and forest.seat == seat and forest.players == prm.players:
+        reuse_root = follow(&forest.arena, seat, path)
+        if reuse_root != NO_NODE:
+            kept = subtree_size(&forest.arena, reuse_root)
+            node_capacity = max(node_capacity, min(node_capacity + kept + prm.players, MAX_KEPT_NODES))
     arena.nodes = NULL
     arena.keys = NULL
     arena.children = NULL
@@ -623,6 +780,14 @@ def run(State state, int seat, config, long long iterations, double deadline, un
         arena_free(&arena)
         root_free(&stats)
         raise MemoryError(f"cannot allocate a tree of {node_capacity} nodes")
+    if reuse_root != NO_NODE:
+        root_baseline(vt, state.buf, &prm, &rng, fresh_mean)
+        for p in range(prm.players):
+            shift[p] = forest.baseline[p] - fresh_mean[p]
+        while arena.count < prm.players:
+            new_node(&arena, NO_NODE, -1, -1)
+        copy_subtree(&forest.arena, reuse_root, &arena, seat, seat, shift, &stats)
+        kept = arena.count - prm.players
     with nogil:
         if prm.algorithm == ALG_ISMCTS:
             ok = tree_search(vt, state.buf, &prm, &arena, &stats, &rng, -1, False, True, &out)
@@ -639,22 +804,33 @@ def run(State state, int seat, config, long long iterations, double deadline, un
         "actions": [
             {
                 "action": stats.action[k],
-                "visits": stats.visits[k],
+                "visits": stats.visits[k] + stats.prior[k],
+                "samples": stats.visits[k],
                 "value_sums": [stats.values[k * prm.players + p] for p in range(prm.players)],
                 "win_sum": stats.wins[k],
-                "learnt_sum": stats.learnt[k],
+                "learnt_sum": stats.learnt[k] + stats.prior_learnt[k],
             }
             for k in range(stats.count)
         ],
         "iterations": out.iterations,
         "worlds": out.worlds,
         "nodes": out.nodes,
+        "reused": kept if reuse_root != NO_NODE else 0,
         "pv": pv,
         "root_children": children,
     }
     if shape is not None:
         result["profile"] = shape
-    arena_free(&arena)
+    if reusing and ok:
+        forest.release()
+        forest.arena = arena
+        forest.held = True
+        forest.seat = seat
+        forest.players = prm.players
+        for p in range(prm.players):
+            forest.baseline[p] = out.baseline_sum[p] / out.iterations if out.iterations > 0 else fresh_mean[p]
+    else:
+        arena_free(&arena)
     root_free(&stats)
     if not ok:
         raise MemoryError("search buffers could not be allocated")

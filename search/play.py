@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import engine_ext
 import search
@@ -75,10 +75,12 @@ def bot_search(
     move_number: int,
     control: search.Control | None = None,
     allow_cheat: bool = False,
+    keeper: search.TreeKeeper | None = None,
 ) -> search.SearchResult:
-    """The search a bot seat runs for move ``move_number`` (seeded from the game's ``"bot"`` stream)."""
+    """The search a bot seat runs for move ``move_number`` (seeded from the game's ``"bot"`` stream); ``keeper``: the
+    seat's kept trees, for settings with ``reuse``."""
     config = replace(settings, seed=derive_seed(game_seed, "bot", move_number, settings.seed))
-    return search.suggest(state, seat, config, control=control, allow_cheat=allow_cheat)
+    return search.suggest(state, seat, config, control=control, allow_cheat=allow_cheat, keeper=keeper)
 
 
 @dataclass(frozen=True)
@@ -97,9 +99,14 @@ class Position:
     state: engine_ext.State
     moves: int = 0
     chance_events: int = 0
+    # Per bot seat, its kept search trees (``search.TreeKeeper``, for settings with ``reuse``); every move applied
+    # here is shown to each as its seat observes it.
+    keepers: dict[int, search.TreeKeeper] = field(default_factory=dict)
 
     def apply(self, action: int) -> Step:
         step = Step(self.moves, self.state.current_player(), action)
+        for keeper in self.keepers.values():
+            keeper.observe(self.state, action)
         self.state.apply(action)
         self.moves += 1
         if step.actor == engine_ext.CHANCE:
@@ -136,7 +143,10 @@ def play(
             if choose is not None:
                 action = choose(state, actor, settings, position.moves)
             else:
-                result = bot_search(state, actor, settings, game_seed, position.moves, control, allow_cheat)
+                keeper = position.keepers.get(actor)
+                if keeper is None:
+                    keeper = position.keepers[actor] = search.TreeKeeper(actor)
+                result = bot_search(state, actor, settings, game_seed, position.moves, control, allow_cheat, keeper)
                 if control is not None and control.cancelled:
                     return
                 action = result.best.action
