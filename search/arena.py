@@ -22,7 +22,8 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 
 import engine_ext
@@ -445,16 +446,18 @@ def parse_config(text: str, game: str) -> tuple[str, BotSettings]:
         return name, play.level_settings(game, int(spec.split(":", 1)[1]))
     algorithm, *pairs = spec.split(",")
     fields = {"algorithm": algorithm}
-    known = {f: type(v) for f, v in asdict(BotSettings()).items()}
+    # Each setting's type from its annotation ("bool | None", "float | None", "str | None", "int | None", ...).
+    known = {f.name: str(f.type) for f in dataclass_fields(BotSettings)}
     for pair in pairs:
         key, _, value = pair.partition("=")
         if key not in known:
             raise ValueError(f"{text!r}: unknown setting {key!r}; settings: {', '.join(sorted(known))}")
-        if key in ("light_playouts", "baseline", "scaled_exploration", "open_loop"):
+        kind = known[key].split("|")[0].strip()
+        if kind == "bool":
             fields[key] = value.lower() in ("1", "true", "yes", "on")
-        elif key in ("time_ms", "exploration", "widening"):
+        elif kind == "float":
             fields[key] = float(value)
-        elif key == "heuristic":
+        elif kind == "str":
             fields[key] = value
         else:
             fields[key] = int(value)
