@@ -1005,6 +1005,18 @@ GAME_INFOS = (
         draw=draw,
         belief_summary=belief_summary,
         benchmark_players=4,
+        # ISMCTS at 300 iterations is not significantly stronger than greedy here (0.58 [0.49, 0.67] over 50 deal
+        # groups); at 1,000 it is (SPRT 0/30 accepted after 43 pairs, +231 Elo [148, 348]: atoll bench strength
+        # --game small_islands --players 2 --bot i1k=ismcts,iterations=1000 --bot greedy=greedy --lineup i1k,greedy
+        # --deals 300 --sprt=0,30), and 3,000 beats 1,000 (accepted after 53 pairs, +138 Elo [72, 215]):
+        # docs/benchmarks.md, "Strength levels". The ladder starts searching at 1,000.
+        bot_levels=(
+            {"algorithm": "random"},
+            {"algorithm": "greedy"},
+            {"algorithm": "ismcts", "iterations": 1_000},
+            {"algorithm": "ismcts", "iterations": 3_000},
+            {"algorithm": "ismcts", "iterations": 30_000},
+        ),
         # Chosen in the arena (docs/benchmarks.md, "Small Islands search defaults"): full light playouts beat playouts
         # cut at once and scored by the heuristic at equal time (30 ms a decision, 2 players), SPRT 0/30 accepted
         # after 36 pairs, 34 of them won twice: atoll bench strength --game small_islands --players 2

@@ -75,6 +75,8 @@ class _Hosted:
     position: Position
     logs: list[list[SeatMove]]  # per seat: every move as that seat saw it
     lock: threading.RLock = field(default_factory=threading.RLock)
+    # Per bot seat, its kept search trees (settings with ``reuse``), in memory only: a restart starts them afresh.
+    keepers: dict[int, search.TreeKeeper] = field(default_factory=dict)
     changed: threading.Condition = field(init=False)
 
     def __post_init__(self) -> None:
@@ -178,7 +180,7 @@ class GameHost:
         except ValueError as err:  # an option whose range depends on the players (Leduc's starting_player)
             raise RequestError("INVALID_ARGUMENT", str(err), "options") from None
         hosted = _Hosted(record, Position(state), [[] for _ in range(players)])
-        followed = self._advance(hosted, Position(state.clone()), control)
+        followed = self._advance(hosted, Position(state.clone(), keepers=hosted.keepers), control)
         self.store.create(record, [s.action for s, _ in followed])
         with hosted.lock:
             self._commit(hosted, followed)
@@ -302,10 +304,16 @@ class GameHost:
             )
 
     def _play_from(self, hosted: _Hosted, seat: int, action: int, control: search.Control) -> Played:
-        trial = Position(hosted.position.state.clone(), hosted.position.moves, hosted.position.chance_events)
+        trial = Position(
+            hosted.position.state.clone(), hosted.position.moves, hosted.position.chance_events, hosted.keepers
+        )
         first = (Step(trial.moves, seat, action), self._seen(trial, action))
-        trial.apply(action)
-        steps = [first] + self._advance(hosted, trial, control)
+        try:
+            trial.apply(action)
+            steps = [first] + self._advance(hosted, trial, control)
+        except BaseException:
+            self._forget_trees(hosted)  # they saw moves that were not kept
+            raise
         self.store.append(hosted.record.game_id, first[0].number, [s.action for s, _ in steps])
         self._commit(hosted, steps)
         moves = hosted.logs[seat][first[0].number :]
@@ -330,13 +338,25 @@ class GameHost:
     def _bot_action(
         self, hosted: _Hosted, position: Position, seat: int, settings: BotSettings, control: search.Control
     ) -> int:
+        keeper = hosted.keepers.setdefault(seat, search.TreeKeeper(seat))  # trial positions show it their moves
         with self.limits.search_slot(control, wait=True):
             result = play.bot_search(
-                position.state.observation(seat), seat, settings, hosted.record.seed, position.moves, control
+                position.state.observation(seat),
+                seat,
+                settings,
+                hosted.record.seed,
+                position.moves,
+                control,
+                keeper=keeper,
             )
         if control.cancelled:
             raise RequestError("CANCELLED", "the caller went away; nothing was played")
         return result.best.action
+
+    @staticmethod
+    def _forget_trees(hosted: _Hosted) -> None:
+        for keeper in hosted.keepers.values():
+            keeper.reset()
 
     def _seen(self, position: Position, action: int) -> list[SeatMove]:
         state = position.state

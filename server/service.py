@@ -395,8 +395,9 @@ class AtollService:
                 raise RequestError("INVALID_ARGUMENT", str(err), "options") from None
 
             def choose(state: engine_ext.State, seat: int, settings: BotSettings, number: int) -> int:
+                keeper = position.keepers.setdefault(seat, search.TreeKeeper(seat))  # for settings with reuse
                 with self.limits.search_slot(control, wait=True):
-                    return play.bot_search(state, seat, settings, seed, number, control).best.action
+                    return play.bot_search(state, seat, settings, seed, number, control, keeper=keeper).best.action
 
             state = position.state
             before = state.clone()

@@ -94,10 +94,10 @@ def test_a_search_and_greedy_use_the_evaluation_they_are_given():
     state = race({"shark": ["(2,-5)"]}, phase="action")
     for algorithm in ("ismcts", "greedy"):
         a = search.suggest(state, 0, algorithm=algorithm, iterations=400, seed=2, heuristic="treasure")
-        b = search.suggest(state, 0, algorithm=algorithm, iterations=400, seed=2)  # Survive's default: danger
+        b = search.suggest(state, 0, algorithm=algorithm, iterations=400, seed=2)  # Survive's default: rafts
         assert [m.value for m in b.moves] == [
             m.value
-            for m in search.suggest(state, 0, algorithm=algorithm, iterations=400, seed=2, heuristic="danger").moves
+            for m in search.suggest(state, 0, algorithm=algorithm, iterations=400, seed=2, heuristic="rafts").moves
         ]
         assert [m.value for m in a.moves] != [m.value for m in b.moves], algorithm
     with pytest.raises(ValueError, match="survive offers treasure, danger, escape, rafts"):

@@ -78,11 +78,13 @@ def test_reused_values_are_rebased_on_the_new_root():
     # the old root, which would put them the rescue's whole gain higher (the control variate's baseline moved).
     state = play.new_game("survive", 2, 15)
     position = Position(state)
-    for _ in play.play(position, 15, [BotSettings("greedy")] * 2):
+    # The evaluation is named, so the position and the search do not move with the game's default.
+    for _ in play.play(position, 15, [BotSettings("greedy", heuristic="danger")] * 2):
         if position.moves == 79:
             break
     seat = state.current_player()
-    config = replace(search.SearchConfig(iterations=20000).resolved(engine_ext.game_info("survive")), worlds=1)
+    config = search.SearchConfig(iterations=20000, heuristic="danger")
+    config = replace(config.resolved(engine_ext.game_info("survive")), worlds=1)
     forest, control = mcts.Forest(), search.Control()
     first = mcts.run(state, seat, config, 20000, 0.0, 1, control, 200_000, forest=forest, path=[])
     best = max(first["actions"], key=lambda e: e["visits"])["action"]
