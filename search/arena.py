@@ -17,7 +17,9 @@ import itertools
 import json
 import math
 import multiprocessing
+import os
 import sys
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -71,8 +73,28 @@ def optional_pyplot():
 
 # --- executors --------------------------------------------------------------------------------------------------
 def local_executor(workers: int) -> Executor:
-    """A process pool started with spawn (gRPC and OpenMP break under fork)."""
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    """A process pool started with spawn (gRPC and OpenMP break under fork). Its workers leave when the arena's
+    process is gone, however it ended (a kill -9 included), instead of playing on with nobody to record their games."""
+    return ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_leave_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+
+PARENT_CHECK_S = 0.5
+
+
+def _leave_with_parent(parent: int) -> None:
+    """Worker initializer: a daemon thread that ends the worker once its parent is no longer ``parent``."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(3)
+
+    threading.Thread(target=watch, name="atoll-arena-parent-watch", daemon=True).start()
 
 
 class RayExecutor(Executor):

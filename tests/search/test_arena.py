@@ -1,8 +1,11 @@
 """The arena: duplicate deals, resumable JSONL files, identical results on every executor, sound summaries."""
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -190,3 +193,53 @@ def test_pooled_ratings_put_one_seat_rows_from_separate_runs_on_one_scale(tmp_pa
     assert list(ratings) == ["strong", "f", "weak"], ratings
     # The field is seen in both runs, so it is the most certain rating.
     assert ratings["f"]["sigma"] < min(ratings["strong"]["sigma"], ratings["weak"]["sigma"])
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads worker processes from /proc")
+def test_workers_leave_when_the_arena_is_killed(tmp_path):
+    # A kill -9 of the arena leaves its pool's workers behind unless they watch their parent: they would play on,
+    # burning the cores of the next run, with nobody to record their games.
+    out = tmp_path / "games.jsonl"
+    command = [sys.executable, "-m", "server.cli", "bench", "strength", "--game", "survive",
+               "--bot", "a=ismcts,iterations=3000", "--bot", "g=greedy", "--deals", "1000", "--out", str(out),
+               "--workers", "2", "--quiet"]  # fmt: skip
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        workers = []
+        while time.time() < deadline and len(workers) < 2:
+            time.sleep(0.2)
+            workers = [p for p in _children(proc.pid) if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text()]
+        assert len(workers) == 2, "the pool did not start"
+        time.sleep(1.0)
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.time() + 15
+    while time.time() < deadline and any(_running(p) for p in workers):
+        time.sleep(0.2)
+    left = [p for p in workers if _running(p)]
+    for pid in left:  # leave the machine clean even when the check fails
+        os.kill(pid, signal.SIGKILL)
+    assert not left
