@@ -1257,64 +1257,23 @@ cdef void threat_map(const Survive* s, uint8_t* threat) noexcept nogil:
         c = next_bit(s.creature_bits, c)
 
 
-cdef void s_danger_heuristic(const void* p, double* out) noexcept nogil:
-    """The treasure estimate of ``s_heuristic`` with danger seen: an Adventurer on the board that a creature could
-    reach in the next Creature phase counts its discounted value times (1 - 0.3 per threat): a swimmer within a
-    Shark's or Serpent's reach, a raft passenger within a Serpent's (lost) or a Kaiju's (half: thrown in the
-    water). The die picks each creature kind a third of the time; the mover then chooses its prey."""
-    cdef const Survive* s = <const Survive*>p
-    cdef double estimate[MAX_SEATS]
-    cdef uint8_t threat[NUM_CELLS]
-    cdef double total = 0.0, best = -1.0, danger, worth
-    cdef int i, seat
-    cdef const Meeple* m
-    if s.phase == PH_OVER:
-        s_returns(p, out)
-        return
-    threat_map(s, threat)
-    for seat in range(s.num_players):
-        estimate[seat] = 0.0
-    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
-        m = &s.meeple[i]
-        seat = seat_of_colour(s, i // MEEPLES_PER_COLOUR)
-        if m.status == ST_RESCUED:
-            estimate[seat] += m.value
-        elif m.status == ST_BOARD:
-            worth = m.value * pow(0.85, RESCUE_DISTANCE[m.cell])
-            danger = 0.0
-            if m.cell < NUM_CELLS and s.terrain[m.cell] == WATER:
-                if m.aboard:
-                    if threat[m.cell] & THREAT_SINKS_RAFT:
-                        danger += 0.3
-                    if threat[m.cell] & THREAT_CAPSIZES:
-                        danger += 0.15
-                elif threat[m.cell] & THREAT_EATS_SWIMMER:
-                    danger += 0.3
-            estimate[seat] += worth * (1.0 - danger)
-    for seat in range(s.num_players):
-        if estimate[seat] > best:
-            best = estimate[seat]
-    for seat in range(s.num_players):
-        out[seat] = exp((estimate[seat] - best) / 4.0)
-        total += out[seat]
-    for seat in range(s.num_players):
-        out[seat] /= total
-
-
 cdef double removal_risk(const Survive* s, int c, int removable, int count) noexcept nogil:
-    """How likely the tile at ``c`` goes under in the next Rising Waters, as this evaluation guesses it: a tile of
-    the thinnest type still on the board (``removable``, ``count`` of them left) can be any player's choice, and
-    players aim for the tiles under their rivals' treasure, so a few tiles left means a real risk."""
+    """How likely the tile at ``c`` goes under in the next Rising Waters, as ``escape`` guesses it: a tile of the
+    thinnest type still on the board (``removable``, ``count`` of them left) can be any player's choice, and players
+    aim for the tiles under their rivals' treasure, so a few tiles left means a real risk."""
     if removable < 0 or s.terrain[c] != removable:
         return 0.0
     return 1.0 if count <= 2 else 2.0 / count
 
 
-cdef void escape_estimate(const void* p, double* out, double raft_steps) noexcept nogil:
-    """``danger``, and an Adventurer standing on a tile of the thinnest type still on the board loses 0.4 of its
-    worth times the risk that the tile goes under before it walks off (``removal_risk``): Rising Waters makes it a
-    swimmer, one space a turn and prey to Sharks and Serpents. A raft passenger's spaces to a Rescue Island count
-    ``raft_steps`` each (a raft's move carries up to three)."""
+cdef void threatened_estimate(const void* p, double* out, double removal_weight, double raft_steps) noexcept nogil:
+    """The treasure estimate of ``s_heuristic`` with danger seen: an Adventurer on the board that a creature could
+    reach in the next Creature phase counts its discounted value times (1 - 0.3 per threat): a swimmer within a
+    Shark's or Serpent's reach, a raft passenger within a Serpent's (lost) or a Kaiju's (half: thrown in the
+    water). The die picks each creature kind a third of the time; the mover then chooses its prey. An Adventurer on a
+    tile loses ``removal_weight`` of its worth times the risk that the tile goes under (``removal_risk``: Rising
+    Waters makes it a swimmer, one space a turn and prey to Sharks and Serpents), and a raft passenger's spaces to a
+    Rescue Island count ``raft_steps`` each (one raft move carries up to three)."""
     cdef const Survive* s = <const Survive*>p
     cdef double estimate[MAX_SEATS]
     cdef uint8_t threat[NUM_CELLS]
@@ -1324,13 +1283,14 @@ cdef void escape_estimate(const void* p, double* out, double raft_steps) noexcep
     if s.phase == PH_OVER:
         s_returns(p, out)
         return
-    for land in range(BEACH, MOUNTAIN + 1):
-        for c in range(NUM_CELLS):
-            if s.terrain[c] == land:
-                count += 1
-        if count:
-            removable = land
-            break
+    if removal_weight > 0.0:
+        for land in range(BEACH, MOUNTAIN + 1):
+            for c in range(NUM_CELLS):
+                if s.terrain[c] == land:
+                    count += 1
+            if count:
+                removable = land
+                break
     threat_map(s, threat)
     for seat in range(s.num_players):
         estimate[seat] = 0.0
@@ -1350,8 +1310,8 @@ cdef void escape_estimate(const void* p, double* out, double raft_steps) noexcep
                         danger += 0.15
                 elif threat[m.cell] & THREAT_EATS_SWIMMER:
                     danger += 0.3
-            elif m.cell < NUM_CELLS:
-                danger += 0.4 * removal_risk(s, m.cell, removable, count)
+            elif m.cell < NUM_CELLS and removable >= 0:
+                danger += removal_weight * removal_risk(s, m.cell, removable, count)
             estimate[seat] += worth * (1.0 - danger)
     for seat in range(s.num_players):
         if estimate[seat] > best:
@@ -1363,14 +1323,20 @@ cdef void escape_estimate(const void* p, double* out, double raft_steps) noexcep
         out[seat] /= total
 
 
+cdef void s_danger_heuristic(const void* p, double* out) noexcept nogil:
+    """``danger``: treasure with the creatures' reach seen (``threatened_estimate`` without the Rising Waters risk)."""
+    threatened_estimate(p, out, 0.0, 1.0)
+
+
 cdef void s_escape_heuristic(const void* p, double* out) noexcept nogil:
-    """``escape_estimate`` with every space counted alike."""
-    escape_estimate(p, out, 1.0)
+    """``escape``: ``danger``, and an Adventurer on a tile of the thinnest type loses 0.4 of its worth times the
+    risk that the tile goes under."""
+    threatened_estimate(p, out, 0.4, 1.0)
 
 
 cdef void s_rafts_heuristic(const void* p, double* out) noexcept nogil:
-    """``escape_estimate`` with a raft passenger's spaces counted 0.6 each."""
-    escape_estimate(p, out, 0.6)
+    """``rafts`` (Survive's default): ``escape`` with a raft passenger's spaces counted 0.6 each."""
+    threatened_estimate(p, out, 0.4, 0.6)
 
 
 cdef int32_t s_playout_action(const void* p, const int32_t* legal, int n, Rng* rng) noexcept nogil:
