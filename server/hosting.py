@@ -75,7 +75,8 @@ class _Hosted:
     position: Position
     logs: list[list[SeatMove]]  # per seat: every move as that seat saw it
     lock: threading.RLock = field(default_factory=threading.RLock)
-    # Per bot seat, its kept search trees (settings with ``reuse``), in memory only: a restart starts them afresh.
+    # Per bot seat, its kept search trees (settings with ``reuse``) while a request plays bot moves (a bot's turn of
+    # several decisions); released when the moves are committed, so an idle game holds no trees.
     keepers: dict[int, search.TreeKeeper] = field(default_factory=dict)
     changed: threading.Condition = field(init=False)
 
@@ -363,7 +364,9 @@ class GameHost:
         return [seen_by(state, action, position.moves, seat) for seat in range(state.num_players())]
 
     def _commit(self, hosted: _Hosted, steps: list[tuple[Step, list]]) -> None:
-        """Make stored moves count: the position moves on, each seat's log grows, watchers wake."""
+        """Make stored moves count: the position moves on, each seat's log grows, watchers wake; the bots' kept
+        trees are released (memory is held only while a request runs)."""
+        self._forget_trees(hosted)
         for step, seen in steps:
             hosted.position.apply(step.action)
             for seat, move in enumerate(seen):

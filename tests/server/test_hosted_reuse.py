@@ -32,8 +32,9 @@ def test_a_hosted_bot_reuses_its_trees_across_a_humans_moves(host, monkeypatch):
     for _ in range(40):  # the set-up and a few turns: the human (seat 0) always plays its first legal move
         host.act(created.game_id, 0, created.tokens[0], state.legal_actions()[0], None, search.Control())
     keeper = hosted.keepers[1]
-    assert reused[0] == 0 and keeper.fingerprint is not None
-    assert sum(1 for r in reused if r) >= 5  # later searches started from kept subtrees
+    assert reused[0] == 0
+    assert sum(1 for r in reused if r) >= 5  # the bot's later decisions in a turn started from kept subtrees
+    assert keeper.nodes == 0 and keeper.fingerprint is None  # released once the moves were committed
     assert hosted.position.keepers == {}  # the committed position shows no keeper a move twice
 
 
@@ -42,11 +43,24 @@ def test_a_failed_request_forgets_the_kept_trees(host):
     created = host.create("survive", 2, 3, {}, [None, bot], search.Control())
     hosted = host._games[created.game_id]
     state = hosted.position.state
-    host.act(created.game_id, 0, created.tokens[0], state.legal_actions()[0], None, search.Control())
-    keeper = hosted.keepers[1]
-    assert keeper.nodes > 0
+    keeper = hosted.keepers.setdefault(1, search.TreeKeeper(1))
     cancelled = search.Control()
-    cancelled.cancel()
-    with pytest.raises(RequestError):
-        host.act(created.game_id, 0, created.tokens[0], state.legal_actions()[0], None, cancelled)
+    searched = []
+    suggest = search.suggest
+
+    def search_then_cancel(*args, **kwargs):  # the caller goes away after the bot's first search
+        result = suggest(*args, **kwargs)
+        searched.append(keeper.nodes)
+        cancelled.cancel()
+        return result
+
+    search.suggest = search_then_cancel
+    before = hosted.position.moves
+    try:
+        with pytest.raises(RequestError):
+            host.act(created.game_id, 0, created.tokens[0], state.legal_actions()[0], None, cancelled)
+    finally:
+        search.suggest = suggest
+    assert searched and searched[0] > 0  # the bot had kept its trees
     assert keeper.nodes == 0 and keeper.path == []
+    assert hosted.position.moves == before  # nothing of the failed request was committed
