@@ -772,7 +772,10 @@ def run(State state, int seat, config, long long iterations, double deadline, un
         reuse_root = follow(&forest.arena, seat, path)
         if reuse_root != NO_NODE:
             kept = subtree_size(&forest.arena, reuse_root)
-            node_capacity = max(node_capacity, min(node_capacity + kept + prm.players, MAX_KEPT_NODES))
+            # Room for the kept nodes, at most as many again as the search's own (a long run of forced moves would
+            # otherwise grow the tree search after search); the copy keeps the shallowest nodes when it must stop.
+            node_capacity = max(node_capacity, min(node_capacity + min(kept, node_capacity) + prm.players,
+                                                   MAX_KEPT_NODES))
     arena.nodes = NULL
     arena.keys = NULL
     arena.children = NULL

@@ -110,3 +110,17 @@ def test_a_game_loop_reuses_trees_and_stays_reproducible():
         moves.append([s.action for s in play.play(position, 9, bots)])
         assert position.keepers[0].fingerprint is not None and position.keepers[1].fingerprint is None
     assert moves[0] == moves[1]
+
+
+def test_kept_trees_do_not_grow_search_after_search():
+    # The same position searched again and again (the path since is empty, so the whole tree is kept each time): the
+    # trees stay within twice the search's own node capacity instead of growing by it every time.
+    state = engine_ext.new_game("survive", 2, seed=4)
+    config = replace(search.SearchConfig(iterations=400).resolved(engine_ext.game_info("survive")), worlds=1)
+    forest, control = mcts.Forest(), search.Control()
+    sizes = []
+    for k in range(6):
+        result = mcts.run(state, 0, config, 400, 0.0, k, control, 1000, forest=forest, path=[])
+        sizes.append(forest.nodes)
+    assert result["reused"] > 0 and sizes[0] <= 1000
+    assert max(sizes) <= 2 * 1000 + 2 and sizes[-1] > sizes[0]
