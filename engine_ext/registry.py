@@ -94,6 +94,7 @@ class SearchDefaults:
     heuristic: str | None = None  # a name from GameInfo.heuristics; None: the first (the game's default)
     candidates: int = 1  # untried moves drawn per new child, the heuristic's best one ply on is taken (1: random)
     widening: float = 0.0  # progressive widening factor (0: off)
+    minimax: float = 0.0  # implicit minimax weight in selection (0: off)
     open_loop: bool = False  # ISMCTS: the searching seat's tree follows its own moves only (see SearchConfig)
     reuse: bool = False  # ISMCTS in a game loop: a bot seat's next search starts from its kept subtree
     playout_depth: int = -1

@@ -49,6 +49,8 @@ class SearchConfig:
     variate. ``candidates``: a tree's new child is the best of this many untried moves drawn at random, scored by
     that heuristic one ply on (1: a random untried move). ``widening``: progressive widening, a node visited ``v``
     times grows at most ``ceil(widening * sqrt(v))`` children (0: every move is tried before any is revisited).
+    ``minimax``: implicit minimax backups, the weight in [0, 1] of a child's best line through its mover's own next
+    decisions (scored by the heuristic) beside its mean reward when a node picks among its children (0: off).
     ``open_loop`` (ISMCTS): the searching seat's tree holds its own moves only, other seats' moves and chance pass it
     by (an open-loop tree over what happens between its decisions), and once another seat's tree has left its known
     part that seat plays on by the heuristic's best of ``candidates`` moves (else the light policy), so an iteration
@@ -75,6 +77,7 @@ class SearchConfig:
     heuristic: str | None = None
     candidates: int | None = None
     widening: float | None = None
+    minimax: float | None = None
     open_loop: bool | None = None
     reuse: bool | None = None
     playout_depth: int | None = None
@@ -110,6 +113,7 @@ class SearchConfig:
             heuristic=defaults.heuristic if self.heuristic is None else self.heuristic,
             candidates=defaults.candidates if self.candidates is None else self.candidates,
             widening=defaults.widening if self.widening is None else self.widening,
+            minimax=defaults.minimax if self.minimax is None else self.minimax,
             open_loop=defaults.open_loop if self.open_loop is None else self.open_loop,
             reuse=defaults.reuse if self.reuse is None else self.reuse,
             scaled_exploration=(
@@ -275,6 +279,8 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
         raise ValueError(f"candidates: expected at least 1, got {config.candidates}")
     if config.widening is not None and config.widening < 0:
         raise ValueError(f"widening: expected 0 (off) or a positive factor, got {config.widening}")
+    if config.minimax is not None and not 0 <= config.minimax <= 1:
+        raise ValueError(f"minimax: expected a weight from 0 (off) to 1, got {config.minimax}")
     if config.top_k < 1:
         raise ValueError(f"top_k: expected at least 1, got {config.top_k}")
     if config.threads < 1:

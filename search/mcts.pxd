@@ -27,6 +27,7 @@ cdef struct Node:
     int32_t slot            # row in RootStats for children of the searching seat's root, else -1
     double value            # sum of the mover's rewards (reward - baseline + 0.5) over ``visits``; unused for chance
     double square           # sum of the squares of those rewards (the spread scaled exploration reads)
+    double best             # implicit minimax: the mover's best line below (its consecutive own moves), else the mean
     int8_t mover            # seat that took the edge's action, -1 for chance and roots
 
 
@@ -66,6 +67,7 @@ cdef struct Params:
     returns_fn heuristic    # the game's evaluation the configuration names (NULL: the game has none)
     int candidates          # a new child is the best of this many untried moves by the heuristic one ply on (1: random)
     double widening         # > 0: a node visited v times has at most ceil(widening * sqrt(v)) children
+    double minimax          # weight of a child's implicit minimax value beside its mean in selection (0: off)
     bint open_loop          # ISMCTS: the searching seat's tree follows its own moves only; detached seats play on
     int worlds              # PIMC: worlds the iteration budget is split over
     bint light_playouts     # playouts use the game's light policy when it has one (else uniform)

@@ -19,9 +19,16 @@ units of the standard deviation of the acting seat's rewards over the node's vis
 the term fits the reward scale by itself: a control variate that shrinks the spread of rewards to a few hundredths
 (Survive) or raw win shares (spread about 0.5) need no hand-picked constant.
 
-Memory: a node is 48 bytes (its value sum is a double: a float's running sum drifted by a large share of the gaps
-between moves over millions of rewards; the sum of squares beside it) and the child index 24 bytes per node (a
-12-byte slot, kept at most half full), so 72 bytes per node; the node capacity bounds it, after which the trees stop
+Implicit minimax backups (Lanctot, Winands, Pepels & Sturtevant 2014), with ``minimax`` > 0: every node also keeps
+``best``, the value of the best line below it through the mover's own consecutive decisions (a Survive turn's
+movement steps and Rising Waters: max over the children, themselves scored by the heuristic when they were made), or
+its mean where the next move is another seat's or chance's; selection then ranks a child by ``(1 - minimax) * mean +
+minimax * best``. A mean over a few random continuations undervalues a move whose worth is one particular follow-up
+(step onto a boat, then sail it); the minimax part sees that follow-up as soon as it has been tried once.
+
+Memory: a node is 56 bytes (its value sum is a double: a float's running sum drifted by a large share of the gaps
+between moves over millions of rewards; the sum of squares and the minimax value beside it) and the child index 24
+bytes per node (a 12-byte slot, kept at most half full), so 80 bytes per node; the node capacity bounds it, after which the trees stop
 growing and iterations go on.
 """
 
@@ -49,7 +56,7 @@ from engine_ext.core cimport (
 )
 
 ALGORITHMS = {"ismcts": ALG_ISMCTS, "pimc": ALG_PIMC, "flat": ALG_FLAT, "cheat": ALG_CHEAT}
-NODE_BYTES = 72
+NODE_BYTES = 80
 MAX_KEPT_NODES = 8_000_000   # a reused tree and the new growth together stay below this many nodes
 
 cdef enum:
@@ -147,6 +154,7 @@ cdef int32_t new_node(Arena* a, int32_t parent, int32_t action, int mover) noexc
     node.slot = -1
     node.value = 0
     node.square = 0
+    node.best = 0
     node.mover = mover
     if parent != NO_NODE:
         node.next_sibling = a.nodes[parent].first_child
@@ -420,6 +428,8 @@ cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena
                 ucb = 1e9
             else:
                 ucb = c.value / c.visits + exploration * sqrt(log(<double>c.avail) / c.visits)
+                if prm.minimax > 0.0:
+                    ucb += prm.minimax * (c.best - c.value / c.visits)
             if ucb > best_ucb:
                 best_ucb = ucb
                 best_child = child
@@ -492,20 +502,42 @@ cdef void select_and_expand(const GameVTable* vt, const Params* prm, Arena* aren
         vt.apply(w.world, action)
 
 
+cdef double minimax_value(const Arena* arena, const Node* node) noexcept nogil:
+    """``node``'s implicit minimax value for its mover: the best ``best`` among its visited children when every one
+    of them is the same seat's next decision, else (another seat or chance moves next, or a leaf) its mean."""
+    cdef int32_t child = node.first_child
+    cdef const Node* c
+    cdef double top = -1e300
+    cdef bint any_child = False
+    while child != NO_NODE:
+        c = &arena.nodes[child]
+        if c.visits > 0:
+            if c.mover != node.mover:
+                return node.value / node.visits
+            if c.best > top:
+                top = c.best
+            any_child = True
+        child = c.next_sibling
+    return top if any_child else node.value / node.visits
+
+
 cdef void backpropagate(const Params* prm, Arena* arena, RootStats* stats, bint perfect, Walk* w) noexcept nogil:
-    """Credit every node on every tree's path: a visit, and the reward of the seat that moved into it (relative to
-    the baseline); the searching seat's root children also record the raw returns and the win share."""
+    """Credit every node on every tree's path, deepest first: a visit, and the reward of the seat that moved into it
+    (relative to the baseline), then (``minimax``) its implicit minimax value from its children; the searching seat's
+    root children also record the raw returns and the win share."""
     cdef int t, k
     cdef Node* node
     cdef double reward
     for t in range(w.trees):
-        for k in range(w.plen[t]):
+        for k in range(w.plen[t] - 1, -1, -1):
             node = &arena.nodes[w.path[t * MAX_PATH + k]]
             node.visits += 1
             if node.mover >= 0:
                 reward = w.scaled[node.mover] - w.baseline[node.mover] + 0.5
                 node.value += reward
                 node.square += reward * reward
+                if prm.minimax > 0.0:
+                    node.best = minimax_value(arena, node)
             if k == 1 and node.slot >= 0 and (perfect or t == prm.seat):
                 root_record(stats, node.slot, w.raw, w.win, w.scaled[prm.seat] - w.baseline[prm.seat] + 0.5)
 
@@ -657,10 +689,12 @@ cdef void copy_subtree(const Arena* old, int32_t old_root, Arena* fresh, int32_t
             made.avail = c.avail
             made.value = c.value
             made.square = c.square
+            made.best = c.best
             if c.mover >= 0:
                 d = shift[c.mover]
                 made.value = c.value + d * c.visits
                 made.square = c.square + 2.0 * d * c.value + d * d * c.visits
+                made.best = c.best + d
             if n == new_root:
                 made.slot = root_slot(stats, c.action)
                 if made.slot >= 0:
@@ -760,6 +794,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.heuristic = heuristic_of(vt, heuristic_index(state, config.heuristic))
     prm.candidates = config.candidates
     prm.widening = config.widening
+    prm.minimax = config.minimax
     prm.open_loop = config.open_loop and prm.algorithm == ALG_ISMCTS
     rng_seed(&rng, seed)
     if prm.players > MAX_SEATS_ANY:
@@ -863,8 +898,8 @@ cdef int pimc(const GameVTable* vt, const void* root, Params* prm, Arena* arena,
 
 
 cdef list root_children(Arena* arena, int seat, int algorithm):
-    """The searching seat's root children as the tree holds them: observed action, visits, value sum and the sum of
-    the squared rewards."""
+    """The searching seat's root children as the tree holds them: observed action, visits, value sum, the sum of the
+    squared rewards and the implicit minimax value."""
     cdef list out = []
     cdef int32_t child
     if algorithm == ALG_FLAT or arena.count == 0:
@@ -872,7 +907,8 @@ cdef list root_children(Arena* arena, int seat, int algorithm):
     child = arena.nodes[0 if algorithm in (ALG_CHEAT, ALG_PIMC) else seat].first_child
     while child != NO_NODE:
         out.append({"action": arena.nodes[child].action, "visits": arena.nodes[child].visits,
-                    "value_sum": arena.nodes[child].value, "square_sum": arena.nodes[child].square})
+                    "value_sum": arena.nodes[child].value, "square_sum": arena.nodes[child].square,
+                    "best": arena.nodes[child].best})
         child = arena.nodes[child].next_sibling
     return out
 

@@ -153,3 +153,32 @@ def test_widening_bounds_the_children_of_a_node_by_its_visits():
         search.suggest(state, 0, widening=-1.0)
     with pytest.raises(ValueError, match="candidates"):
         search.suggest(state, 0, candidates=0)
+
+
+def test_implicit_minimax_values_a_line_of_own_moves_by_its_end_not_its_mean():
+    # Red's Movement: two Adventurers' steps, the end of Movement, Rising Waters and the removed tile's reveal are
+    # red's own consecutive decisions; the creature die that follows is chance. With a tiny widening factor every node
+    # keeps one child, so each iteration extends one line by one node and the root child holds the mean of every
+    # node's first score. Its minimax value must be the score of the line's newest node while the line is red's own,
+    # and once chance follows the reveal, the reveal's mean (minimax does not reach past another mover).
+    state = position(
+        adventurers={"red": [(SWIMMER, 5), ("(-1,1)", 3)], "green": [("(-2,3)", 5)]},
+        tiles={"(-2,3)": "b", "(-1,1)": "f", "(0,1)": "f"},
+    )
+    info = engine_ext.game_info("survive")
+    sums, bests = [], []
+    for iterations in range(1, 8):
+        config = search.SearchConfig(iterations=iterations, widening=0.01, minimax=1.0, seed=5, worlds=1)
+        run = mcts.run(state, 0, config.resolved(info), iterations, 0.0, 5, search.Control(), 100)
+        (child,) = run["root_children"]
+        assert child["visits"] == iterations
+        sums.append(child["value_sum"])
+        bests.append(child["best"])
+    newest = [sums[0]] + [b - a for a, b in zip(sums, sums[1:], strict=False)]
+    reveal_means = [sum(newest[4 : k + 1]) / (k - 3) for k in range(5, 7)]
+    assert bests == pytest.approx(newest[:5] + reveal_means)
+    assert len(set(round(v, 9) for v in newest)) > 2, "the line's scores differ, so mean and end tell apart"
+    line = search.suggest(state, 0, iterations=6, widening=0.01, minimax=1.0, seed=5).moves[0].pv
+    assert [step.split()[0] for step in line] == ["move", "move", "end", "remove", "reveal", "roll"]
+    with pytest.raises(ValueError, match="minimax"):
+        search.suggest(state, 0, minimax=1.5)
