@@ -28,8 +28,8 @@ minimax * best``. A mean over a few random continuations undervalues a move whos
 
 Memory: a node is 56 bytes (its value sum is a double: a float's running sum drifted by a large share of the gaps
 between moves over millions of rewards; the sum of squares and the minimax value beside it) and the child index 24
-bytes per node (a 12-byte slot, kept at most half full), so 80 bytes per node; the node capacity bounds it, after which the trees stop
-growing and iterations go on.
+bytes per node (a 12-byte slot, kept at most half full), so 80 bytes per node; the node capacity bounds it, after
+which the trees stop growing and iterations go on.
 """
 
 from libc.math cimport log, sqrt
