@@ -1024,9 +1024,19 @@ GAME_INFOS = (
         # --deals 200 --sprt=0,30. Exploration scaled by each node's reward spread (constant 1) beat the constant 0.7
         # at equal time by +48 Elo [13, 84] (SPRT 0/30 accepted after 189 pairs: atoll bench strength
         # --game small_islands --players 2 --bot scaled=ismcts,time_ms=30,scaled_exploration=1,exploration=1
-        # --bot const=ismcts,time_ms=30 --lineup scaled,const --deals 300 --sprt=0,30).
+        # --bot const=ismcts,time_ms=30 --lineup scaled,const --deals 300 --sprt=0,30). Progressive widening (factor
+        # 2) with each new child the best of 4 untried moves by "points" one ply on beat neither at equal time by +44
+        # Elo [11, 78] (SPRT 0/30 accepted after 223 pairs, 2026-12-02: --bot
+        # wc=ismcts,time_ms=30,candidates=4,widening=2 --bot old=ismcts,time_ms=30 --lineup wc,old --deals 300
+        # --sprt=0,30 --workers 1).
         search_defaults=SearchDefaults(
-            exploration=1.0, scaled_exploration=True, playout_depth=-1, light_playouts=True, baseline=True
+            exploration=1.0,
+            scaled_exploration=True,
+            playout_depth=-1,
+            light_playouts=True,
+            baseline=True,
+            candidates=4,
+            widening=2.0,
         ),
         heuristics=("points",),
     ),
