@@ -187,7 +187,7 @@ def test_play_game_stops_when_its_stream_is_cancelled(server, client):
 
 def test_oversized_observations_are_refused_before_any_work_and_health_stays_fast(server):
     huge = pb.Observation(game="kuhn_poker", kuhn_poker=pb.PokerObservation(players=2, seat=0, bets=[1] * 3_900_000))
-    payload = pb.SuggestRequest(observation=huge).SerializeToString()  # serialised once: the probe shares our GIL
+    payload = pb.SuggestRequest(observation=huge).SerializeToString()  # serialised once, outside the timed window
     codes = []
     load_s = 1.0  # six senders repeat for a second (about 100 requests of 4 MB), so health is timed under load often
 
