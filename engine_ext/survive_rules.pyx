@@ -1339,6 +1339,95 @@ cdef void s_rafts_heuristic(const void* p, double* out) noexcept nogil:
     threatened_estimate(p, out, 0.4, 0.6)
 
 
+cdef void hunted_estimate(const void* p, double* out) noexcept nogil:
+    """``hunt``: ``rafts`` with the creatures' threat read as the attacker's best move instead of a flat 0.3 per
+    threatened Adventurer. Before a seat's next turn a rival rolls the creature die (each kind a third of the time) and
+    moves the one creature of that kind that hurts the seat most, so the seat's expected loss is a third of, per kind,
+    the most it can lose on one space that kind reaches: a Shark takes the space's swimmers, a Sea Serpent its
+    swimmers and its raft with every passenger, a Kaiju its raft (half the passengers' worth: they are thrown in the
+    water, not lost). Several threatened spaces no longer add up, since one creature moves; two kinds reaching the same
+    swimmer do."""
+    cdef const Survive* s = <const Survive*>p
+    cdef double estimate[MAX_SEATS]
+    cdef double swim[MAX_MEEPLES][MAX_SEATS]      # per occupied water space (its slot), per seat
+    cdef double aboard[MAX_MEEPLES][MAX_SEATS]
+    cdef double best[3][MAX_SEATS]
+    cdef uint8_t slot[NUM_CELLS]
+    cdef uint8_t reach[64]
+    cdef double total = 0.0, top = -1.0, worth, gain
+    cdef int i, c, d, k, n, kind, seat, land, slots = 0, removable = -1, count = 0
+    cdef const Meeple* m
+    if s.phase == PH_OVER:
+        s_returns(p, out)
+        return
+    for land in range(BEACH, MOUNTAIN + 1):
+        for c in range(NUM_CELLS):
+            if s.terrain[c] == land:
+                count += 1
+        if count:
+            removable = land
+            break
+    memset(slot, 255, NUM_CELLS)
+    for seat in range(s.num_players):
+        estimate[seat] = 0.0
+        for kind in range(3):
+            best[kind][seat] = 0.0
+    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+        m = &s.meeple[i]
+        seat = seat_of_colour(s, i // MEEPLES_PER_COLOUR)
+        if m.status == ST_RESCUED:
+            estimate[seat] += m.value
+        elif m.status == ST_BOARD:
+            worth = m.value * pow(0.85, RESCUE_DISTANCE[m.cell] * (0.6 if m.aboard else 1.0))
+            estimate[seat] += worth
+            if m.cell >= NUM_CELLS:
+                continue
+            if s.terrain[m.cell] == WATER:
+                if slot[m.cell] == 255:
+                    slot[m.cell] = slots
+                    for k in range(s.num_players):
+                        swim[slots][k] = 0.0
+                        aboard[slots][k] = 0.0
+                    slots += 1
+                if m.aboard:
+                    aboard[slot[m.cell]][seat] += worth
+                else:
+                    swim[slot[m.cell]][seat] += worth
+            elif removable >= 0:
+                estimate[seat] -= worth * 0.4 * removal_risk(s, m.cell, removable, count)
+    if slots:
+        c = next_bit(s.creature_bits, -1)
+        while c >= 0:
+            for kind in range(3):
+                if s.creatures[c][kind] == 0:
+                    continue
+                n = creature_destinations(s, kind, c, NO_NODE, reach)
+                for k in range(n):
+                    d = reach[k]
+                    if slot[d] == 255:
+                        continue
+                    for seat in range(s.num_players):
+                        if kind == SHARK:
+                            gain = swim[slot[d]][seat]
+                        elif kind == SERPENT:
+                            gain = swim[slot[d]][seat] + aboard[slot[d]][seat]
+                        else:
+                            gain = 0.5 * aboard[slot[d]][seat]
+                        if gain > best[kind][seat]:
+                            best[kind][seat] = gain
+            c = next_bit(s.creature_bits, c)
+        for seat in range(s.num_players):
+            estimate[seat] -= (best[0][seat] + best[1][seat] + best[2][seat]) / 3.0
+    for seat in range(s.num_players):
+        if estimate[seat] > top:
+            top = estimate[seat]
+    for seat in range(s.num_players):
+        out[seat] = exp((estimate[seat] - top) / 4.0)
+        total += out[seat]
+    for seat in range(s.num_players):
+        out[seat] /= total
+
+
 cdef int32_t s_playout_action(const void* p, const int32_t* legal, int n, Rng* rng) noexcept nogil:
     """Light playout policy: a uniformly drawn Adventurer move that does not bring it closer to a Rescue Island is
     redrawn once, so playouts walk Adventurers home more often than uniform play does."""
@@ -1370,6 +1459,7 @@ SURVIVE_TABLE.heuristic = s_heuristic
 SURVIVE_TABLE.other_heuristics[0] = s_danger_heuristic
 SURVIVE_TABLE.other_heuristics[1] = s_escape_heuristic
 SURVIVE_TABLE.other_heuristics[2] = s_rafts_heuristic
+SURVIVE_TABLE.other_heuristics[3] = hunted_estimate
 SURVIVE_TABLE.playout_action = s_playout_action
 
 

@@ -33,7 +33,7 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
     for info in map(engine_ext.game_info, engine_ext.GAMES):
         if info.search_defaults.heuristic is not None:
             assert info.search_defaults.heuristic in info.heuristics
-    assert engine_ext.game_info("survive").heuristics == ("treasure", "danger", "escape", "rafts")
+    assert engine_ext.game_info("survive").heuristics == ("treasure", "danger", "escape", "rafts", "hunt")
     assert engine_ext.game_info("kuhn_poker").heuristics == ()
 
 
@@ -88,6 +88,24 @@ def test_rafts_count_a_passengers_spaces_for_less():
 
     assert scored(red(True), "rafts")[0] > scored(red(False), "rafts")[0] + 0.02
     assert scored(red(True), "escape")[0] == pytest.approx(scored(red(False), "escape")[0])
+
+
+def test_hunt_counts_one_creatures_best_prey_not_every_space_it_reaches():
+    # Red swims a 5 at (2,-3) and a 1 at (2,-4). A Shark at (3,-5) reaches both spaces, one at (4,-3) only the 5's,
+    # one at (2,-6) only the 1's. One Shark moves, so the rival takes the 5 either way: ``hunt`` scores the first two
+    # alike, where ``rafts`` (0.3 per threatened Adventurer) counts the 1 on top.
+    def shark_at(cell, serpent=None):
+        return position(adventurers={"red": [(SWIMMER, 5), ("(2,-4)", 1)], "green": [("(-2,3)", 5)]},
+                        tiles={"(-2,3)": "b"},
+                        creatures={"shark": [cell]} | ({"serpent": [serpent]} if serpent else {}))  # fmt: skip
+
+    both, five, one, none = (shark_at(c) for c in ("(3,-5)", "(4,-3)", "(2,-6)", "(6,-6)"))
+    assert scored(both, "hunt")[0] == pytest.approx(scored(five, "hunt")[0])
+    assert scored(both, "rafts")[0] < scored(five, "rafts")[0] - 0.005
+    assert scored(five, "hunt")[0] < scored(one, "hunt")[0] < scored(none, "hunt")[0]
+    # A Sea Serpent beside the 5 as well: the die picks either kind, so both threats count (``rafts`` flags it once).
+    assert scored(shark_at("(4,-3)", serpent="(3,-3)"), "hunt")[0] < scored(five, "hunt")[0] - 0.03
+    assert scored(shark_at("(4,-3)", serpent="(3,-3)"), "rafts")[0] == pytest.approx(scored(five, "rafts")[0])
 
 
 def test_a_search_and_greedy_use_the_evaluation_they_are_given():
