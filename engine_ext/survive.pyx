@@ -988,6 +988,6 @@ GAME_INFOS = (
             candidates=4,
             widening=2.0,
         ),
-        heuristics=("treasure", "danger", "escape", "rafts", "hunt"),
+        heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim"),
     ),
 )

@@ -1339,14 +1339,14 @@ cdef void s_rafts_heuristic(const void* p, double* out) noexcept nogil:
     threatened_estimate(p, out, 0.4, 0.6)
 
 
-cdef void hunted_estimate(const void* p, double* out) noexcept nogil:
+cdef void hunted_estimate(const void* p, double* out, double swim_steps) noexcept nogil:
     """``hunt``: ``rafts`` with the creatures' threat read as the attacker's best move instead of a flat 0.3 per
     threatened Adventurer. Before a seat's next turn a rival rolls the creature die (each kind a third of the time) and
     moves the one creature of that kind that hurts the seat most, so the seat's expected loss is a third of, per kind,
     the most it can lose on one space that kind reaches: a Shark takes the space's swimmers, a Sea Serpent its
     swimmers and its raft with every passenger, a Kaiju its raft (half the passengers' worth: they are thrown in the
     water, not lost). Several threatened spaces no longer add up, since one creature moves; two kinds reaching the same
-    swimmer do."""
+    swimmer do. A swimmer's spaces to a Rescue Island count ``swim_steps`` each (it swims one space a turn)."""
     cdef const Survive* s = <const Survive*>p
     cdef double estimate[MAX_SEATS]
     cdef double swim[MAX_MEEPLES][MAX_SEATS]      # per occupied water space (its slot), per seat
@@ -1378,7 +1378,12 @@ cdef void hunted_estimate(const void* p, double* out) noexcept nogil:
         if m.status == ST_RESCUED:
             estimate[seat] += m.value
         elif m.status == ST_BOARD:
-            worth = m.value * pow(0.85, RESCUE_DISTANCE[m.cell] * (0.6 if m.aboard else 1.0))
+            if m.aboard:
+                worth = m.value * pow(0.85, RESCUE_DISTANCE[m.cell] * 0.6)
+            elif m.cell < NUM_CELLS and s.terrain[m.cell] == WATER:
+                worth = m.value * pow(0.85, RESCUE_DISTANCE[m.cell] * swim_steps)
+            else:
+                worth = m.value * pow(0.85, RESCUE_DISTANCE[m.cell])
             estimate[seat] += worth
             if m.cell >= NUM_CELLS:
                 continue
@@ -1428,6 +1433,16 @@ cdef void hunted_estimate(const void* p, double* out) noexcept nogil:
         out[seat] /= total
 
 
+cdef void s_hunt_heuristic(const void* p, double* out) noexcept nogil:
+    """``hunt``: ``hunted_estimate`` with a swimmer's spaces counted like a walker's."""
+    hunted_estimate(p, out, 1.0)
+
+
+cdef void s_swim_heuristic(const void* p, double* out) noexcept nogil:
+    """``swim``: ``hunt`` with a swimmer's spaces counted twice (one space a turn, where a walker shares 3)."""
+    hunted_estimate(p, out, 2.0)
+
+
 cdef int32_t s_playout_action(const void* p, const int32_t* legal, int n, Rng* rng) noexcept nogil:
     """Light playout policy: a uniformly drawn Adventurer move that does not bring it closer to a Rescue Island is
     redrawn once, so playouts walk Adventurers home more often than uniform play does."""
@@ -1459,7 +1474,8 @@ SURVIVE_TABLE.heuristic = s_heuristic
 SURVIVE_TABLE.other_heuristics[0] = s_danger_heuristic
 SURVIVE_TABLE.other_heuristics[1] = s_escape_heuristic
 SURVIVE_TABLE.other_heuristics[2] = s_rafts_heuristic
-SURVIVE_TABLE.other_heuristics[3] = hunted_estimate
+SURVIVE_TABLE.other_heuristics[3] = s_hunt_heuristic
+SURVIVE_TABLE.other_heuristics[4] = s_swim_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
 
 

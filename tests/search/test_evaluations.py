@@ -33,7 +33,7 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
     for info in map(engine_ext.game_info, engine_ext.GAMES):
         if info.search_defaults.heuristic is not None:
             assert info.search_defaults.heuristic in info.heuristics
-    assert engine_ext.game_info("survive").heuristics == ("treasure", "danger", "escape", "rafts", "hunt")
+    assert engine_ext.game_info("survive").heuristics == ("treasure", "danger", "escape", "rafts", "hunt", "swim")
     assert engine_ext.game_info("kuhn_poker").heuristics == ()
 
 
@@ -106,6 +106,13 @@ def test_hunt_counts_one_creatures_best_prey_not_every_space_it_reaches():
     # A Sea Serpent beside the 5 as well: the die picks either kind, so both threats count (``rafts`` flags it once).
     assert scored(shark_at("(4,-3)", serpent="(3,-3)"), "hunt")[0] < scored(five, "hunt")[0] - 0.03
     assert scored(shark_at("(4,-3)", serpent="(3,-3)"), "rafts")[0] == pytest.approx(scored(five, "rafts")[0])
+
+
+def test_swim_counts_a_swimmers_spaces_twice_and_a_walkers_once():
+    swimmer = race({"shark": ["(6,-6)"]})  # red's 5 swims, green's 5 stands on a tile as far from a Rescue Island
+    assert scored(swimmer, "swim")[0] < scored(swimmer, "hunt")[0] - 0.02
+    walkers = position(adventurers={"red": [("(0,1)", 5)], "green": [("(-2,3)", 5)]}, tiles={"(-2,3)": "m", "(0,1)": "m"})
+    assert scored(walkers, "swim")[0] == pytest.approx(scored(walkers, "hunt")[0])
 
 
 def test_a_search_and_greedy_use_the_evaluation_they_are_given():
