@@ -89,6 +89,10 @@ cdef struct Walk:
     void* world             # the sampled world, played forward as the iteration descends
     void* scratch           # a copy of the world to score candidate moves one ply on
     double* scored          # per seat: the heuristic of a candidate
+    void* kept              # the best candidate so far, one ply on from the world (``pick_untried``)
+    double* kept_scored     # per seat: its heuristic
+    int32_t kept_action     # the move that leads to it (-1: none kept for this step)
+    bint kept_ready         # the world is the kept position: a depth-0 evaluation reads ``kept_scored``
     int32_t* legal          # max_actions entries
     int32_t* untried        # max_actions entries
     char* tried             # max_actions flags

@@ -35,7 +35,7 @@ which the trees stop growing and iterations go on.
 from libc.math cimport log, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from engine_ext import game_info
@@ -234,8 +234,9 @@ cdef double win_share(const double* raw, int players, int seat) noexcept nogil:
 
 
 cdef void evaluate(const GameVTable* vt, void* world, const Params* prm, Rng* rng, int32_t* buf,
-                   double* raw, double* scaled, double* win) noexcept nogil:
-    """Play out from ``world`` and score it: ``raw`` returns, ``scaled`` in [0, 1], ``win`` for the searching seat."""
+                   double* raw, double* scaled, double* win, const double* known) noexcept nogil:
+    """Play out from ``world`` and score it: ``raw`` returns, ``scaled`` in [0, 1], ``win`` for the searching seat.
+    ``known`` (or NULL): the heuristic of ``world`` itself, already computed, used when the playout is cut at once."""
     cdef int steps = 0
     cdef int player, n, p
     cdef double lo, hi
@@ -258,7 +259,10 @@ cdef void evaluate(const GameVTable* vt, void* world, const Params* prm, Rng* rn
         steps += 1
     vt.utility_bounds(world, &lo, &hi)
     if cut:
-        prm.heuristic(world, scaled)
+        if known != NULL and steps == 0:
+            memcpy(scaled, known, prm.players * sizeof(double))
+        else:
+            prm.heuristic(world, scaled)
         for p in range(prm.players):
             raw[p] = lo + scaled[p] * (hi - lo)
         win[0] = scaled[prm.seat] if hi - lo == 1.0 or prm.players == 1 else win_share(raw, prm.players, prm.seat)
@@ -286,6 +290,10 @@ cdef int walk_init(Walk* w, const GameVTable* vt, int trees, int players) noexce
     w.world = malloc(vt.state_size)
     w.scratch = malloc(vt.state_size)
     w.scored = <double*>malloc(players * sizeof(double))
+    w.kept = malloc(vt.state_size)
+    w.kept_scored = <double*>malloc(players * sizeof(double))
+    w.kept_action = -1
+    w.kept_ready = False
     w.legal = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
     w.untried = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
     w.tried = <char*>malloc(vt.max_actions)
@@ -296,7 +304,8 @@ cdef int walk_init(Walk* w, const GameVTable* vt, int trees, int players) noexce
     w.raw = <double*>malloc(players * sizeof(double))
     w.scaled = <double*>malloc(players * sizeof(double))
     w.baseline = <double*>malloc(players * sizeof(double))
-    return (w.world != NULL and w.scratch != NULL and w.scored != NULL and w.legal != NULL and w.untried != NULL
+    return (w.world != NULL and w.scratch != NULL and w.scored != NULL and w.kept != NULL and w.kept_scored != NULL
+            and w.legal != NULL and w.untried != NULL
             and w.tried != NULL and w.path != NULL and w.cur != NULL and w.plen != NULL and w.attached != NULL
             and w.raw != NULL and w.scaled != NULL and w.baseline != NULL)
 
@@ -305,6 +314,8 @@ cdef void walk_free(Walk* w) noexcept nogil:
     free(w.world)
     free(w.scratch)
     free(w.scored)
+    free(w.kept)
+    free(w.kept_scored)
     free(w.legal)
     free(w.untried)
     free(w.tried)
@@ -322,6 +333,7 @@ cdef void sample_world(const GameVTable* vt, const void* root, const Params* prm
     """Start an iteration: a world consistent with the searching seat's view, every tree back at its root."""
     cdef int t
     clone_into(vt, w.world, root)
+    w.kept_ready = False
     if resample:
         vt.determinize(w.world, prm.seat, rng)
         out.worlds += 1
@@ -371,6 +383,7 @@ cdef int32_t pick_untried(const GameVTable* vt, const Params* prm, Rng* rng, Wal
     cdef int j, k, player
     cdef int32_t action, best = -1
     cdef double value, best_value = -1.0
+    cdef void* swap
     if draws <= 1 or prm.heuristic == NULL:
         return w.untried[rng_below(rng, count)]
     player = vt.current_player(w.world)
@@ -386,6 +399,13 @@ cdef int32_t pick_untried(const GameVTable* vt, const Params* prm, Rng* rng, Wal
         if value > best_value:
             best_value = value
             best = action
+            # Keep the best position and its scores: when this move expands the tree, the world becomes this
+            # position and the depth-0 evaluation reads these scores (no second apply, no second heuristic call).
+            swap = w.kept
+            w.kept = w.scratch
+            w.scratch = swap
+            memcpy(w.kept_scored, w.scored, prm.players * sizeof(double))
+    w.kept_action = best
     return best
 
 
@@ -484,10 +504,12 @@ cdef void select_and_expand(const GameVTable* vt, const Params* prm, Arena* aren
     seat's tree expands a node, the acting seat's tree has left the known part, or the game ends."""
     cdef int player
     cdef int32_t action
+    cdef void* swap
     while True:
         player = vt.current_player(w.world)
         if player == TERMINAL_PLAYER:
             return
+        w.kept_action = -1
         if player == CHANCE_PLAYER:
             action = vt.sample_chance(w.world, rng)
         elif not w.attached[0 if perfect else player]:
@@ -497,7 +519,13 @@ cdef void select_and_expand(const GameVTable* vt, const Params* prm, Arena* aren
         else:
             action = select_action(vt, prm, arena, rng, w, w.cur[0 if perfect else player])
         if descend_trees(vt, prm, arena, stats, perfect, w, player, action):
-            vt.apply(w.world, action)
+            if action == w.kept_action:
+                swap = w.world                          # the candidate scored one ply on is this very position
+                w.world = w.kept
+                w.kept = swap
+                w.kept_ready = True
+            else:
+                vt.apply(w.world, action)
             return
         vt.apply(w.world, action)
 
@@ -557,7 +585,7 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
     while not stop_now(prm, out.iterations) and (budget < 0 or done < budget):
         sample_world(vt, root, prm, rng, resample, &w, out)
         select_and_expand(vt, prm, arena, stats, rng, perfect, &w)
-        evaluate(vt, w.world, prm, rng, w.legal, w.raw, w.scaled, &w.win)
+        evaluate(vt, w.world, prm, rng, w.legal, w.raw, w.scaled, &w.win, w.kept_scored if w.kept_ready else NULL)
         backpropagate(prm, arena, stats, perfect, &w)
         out.iterations += 1
         done += 1
@@ -588,7 +616,7 @@ cdef int flat_search(const GameVTable* vt, const void* root, const Params* prm, 
         action = legal[out.iterations % n]
         slot = root_slot(stats, action)
         vt.apply(world, action)
-        evaluate(vt, world, prm, rng, legal, raw, scaled, &win)
+        evaluate(vt, world, prm, rng, legal, raw, scaled, &win, NULL)
         if slot >= 0:
             root_record(stats, slot, raw, win, scaled[prm.seat])
         out.iterations += 1
@@ -1066,7 +1094,7 @@ def evaluate_state(State state, int seat, unsigned long long seed, int playout_d
     rng_seed(&rng, seed)
     clone_into(vt, world, state.buf)
     with nogil:
-        evaluate(vt, world, &prm, &rng, buf, raw, scaled, &win)
+        evaluate(vt, world, &prm, &rng, buf, raw, scaled, &win, NULL)
     free(world)
     free(buf)
     return [scaled[p] for p in range(prm.players)]
