@@ -1256,24 +1256,34 @@ cdef enum:
 
 
 cdef void threat_map(const Survive* s, uint8_t* threat) noexcept nogil:
-    """Per cell, which creature on the board could reach it in one Creature phase (the die picks its kind)."""
-    cdef uint8_t reach[NUM_CELLS]
-    cdef int c, kind, k, n
+    """Per cell, which creature on the board could reach it in one Creature phase (the die picks its kind): the cells
+    of ``creature_destinations``, marked in place (a cell reached twice is marked twice, so no list to dedupe)."""
+    cdef int c, kind, k, j, a, b, frm
+    cdef uint8_t flag
     memset(threat, 0, NUM_CELLS)
-    c = next_bit(s.creature_bits, -1)
-    while c >= 0:
+    frm = next_bit(s.creature_bits, -1)
+    while frm >= 0:
         for kind in range(3):
-            if s.creatures[c][kind] == 0:
+            if s.creatures[frm][kind] == 0:
                 continue
-            n = creature_destinations(s, kind, c, NO_NODE, reach)
-            for k in range(n):
-                if kind == SHARK:
-                    threat[reach[k]] |= THREAT_EATS_SWIMMER
-                elif kind == SERPENT:
-                    threat[reach[k]] |= THREAT_EATS_SWIMMER | THREAT_SINKS_RAFT
-                else:
-                    threat[reach[k]] |= THREAT_CAPSIZES
-        c = next_bit(s.creature_bits, c)
+            if kind == SHARK:
+                flag = THREAT_EATS_SWIMMER
+            elif kind == SERPENT:
+                flag = THREAT_EATS_SWIMMER | THREAT_SINKS_RAFT
+            else:
+                flag = THREAT_CAPSIZES
+            for k in range(NUM_NEIGHBOURS[frm]):
+                a = NEIGHBOURS[frm][k]
+                if not creature_may_enter(s, kind, a, NO_NODE):
+                    continue
+                threat[a] |= flag
+                if kind == SERPENT or creature_stops_at(s, kind, a):
+                    continue
+                for j in range(NUM_NEIGHBOURS[a]):
+                    b = NEIGHBOURS[a][j]
+                    if b != frm and creature_may_enter(s, kind, b, NO_NODE):
+                        threat[b] |= flag
+        frm = next_bit(s.creature_bits, frm)
 
 
 cdef double removal_risk(const Survive* s, int c, int removable, int count) noexcept nogil:
