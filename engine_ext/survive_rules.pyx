@@ -1258,7 +1258,7 @@ cdef enum:
 cdef void threat_map(const Survive* s, uint8_t* threat) noexcept nogil:
     """Per cell, which creature on the board could reach it in one Creature phase (the die picks its kind): the cells
     of ``creature_destinations``, marked in place (a cell reached twice is marked twice, so no list to dedupe)."""
-    cdef int c, kind, k, j, a, b, frm
+    cdef int kind, k, j, a, b, frm
     cdef uint8_t flag
     memset(threat, 0, NUM_CELLS)
     frm = next_bit(s.creature_bits, -1)

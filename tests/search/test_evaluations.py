@@ -111,7 +111,9 @@ def test_hunt_counts_one_creatures_best_prey_not_every_space_it_reaches():
 def test_swim_counts_a_swimmers_spaces_twice_and_a_walkers_once():
     swimmer = race({"shark": ["(6,-6)"]})  # red's 5 swims, green's 5 stands on a tile as far from a Rescue Island
     assert scored(swimmer, "swim")[0] < scored(swimmer, "hunt")[0] - 0.02
-    walkers = position(adventurers={"red": [("(0,1)", 5)], "green": [("(-2,3)", 5)]}, tiles={"(-2,3)": "m", "(0,1)": "m"})
+    walkers = position(
+        adventurers={"red": [("(0,1)", 5)], "green": [("(-2,3)", 5)]}, tiles={"(-2,3)": "m", "(0,1)": "m"}
+    )
     assert scored(walkers, "swim")[0] == pytest.approx(scored(walkers, "hunt")[0])
 
 
