@@ -127,6 +127,7 @@ ctypedef void (*determinize_fn)(void* s, int seat, Rng* rng) noexcept nogil
 ctypedef int32_t (*observed_action_fn)(const void* s, int32_t action, int seat) noexcept nogil
 ctypedef void (*utility_bounds_fn)(const void* s, double* lowest, double* highest) noexcept nogil
 ctypedef int32_t (*playout_fn)(const void* s, const int32_t* legal, int n, Rng* rng) noexcept nogil
+ctypedef bint (*redundant_fn)(const void* s, int32_t previous, int32_t action) noexcept nogil
 
 
 cdef struct GameVTable:
@@ -149,6 +150,9 @@ cdef struct GameVTable:
     returns_fn heuristic                  # optional (NULL): estimated returns scaled to [0, 1], for cut-off playouts
     returns_fn other_heuristics[MAX_OTHER_HEURISTICS]  # optional alternatives (GameInfo.heuristics[1:]), NULL-padded
     playout_fn playout_action             # optional (NULL: uniform): a light policy choosing among legal in playouts
+    # optional: True when ``action`` right after the same seat's ``previous`` reaches what the two in the other order
+    # reach, and that order is the one to search (``SearchConfig.canonical_order``)
+    redundant_fn redundant
 
 
 cdef inline void clone_into(const GameVTable* vt, void* dst, const void* src) noexcept nogil:

@@ -168,6 +168,13 @@ cdef class State:
         self.check_seat(seat)
         return self.vt.observed_action(self.buf, action, seat)
 
+    def transposes(self, int32_t previous, int32_t action):
+        """True when the game calls ``action``, right after the same seat played ``previous`` (which led to this
+        state), a transposition the search skips (``GameVTable.redundant``; False for games without that rule)."""
+        if self.vt.redundant == NULL:
+            return False
+        return bool(self.vt.redundant(self.buf, previous, action))
+
     cpdef State determinize(self, int seat, uint64_t seed):
         """A full state in which every fact hidden from ``seat`` is resampled consistently with its observation.
 

@@ -95,6 +95,7 @@ class SearchDefaults:
     candidates: int = 1  # untried moves drawn per new child, the heuristic's best one ply on is taken (1: random)
     widening: float = 0.0  # progressive widening factor (0: off)
     minimax: float = 0.0  # implicit minimax weight in selection (0: off)
+    canonical_order: bool = False  # tree search: consecutive own moves that commute are searched in one order only
     open_loop: bool = False  # ISMCTS: the searching seat's tree follows its own moves only (see SearchConfig)
     reuse: bool = False  # ISMCTS in a game loop: a bot seat's next search starts from its kept subtree
     playout_depth: int = -1

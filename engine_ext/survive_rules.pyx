@@ -1482,6 +1482,39 @@ cdef int32_t s_playout_action(const void* p, const int32_t* legal, int n, Rng* r
     return a
 
 
+cdef inline bint near(int a, int b) noexcept nogil:
+    """The same node or neighbours."""
+    cdef int k
+    if a == b:
+        return True
+    for k in range(NUM_NEIGHBOURS[a]):
+        if NEIGHBOURS[a][k] == b:
+            return True
+    return False
+
+
+cdef bint s_redundant(const void* p, int32_t previous, int32_t action) noexcept nogil:
+    """Two movements in one Action phase commute when everything they touch lies apart: each is an Adventurer's or a
+    Raft's step between nodes on the board (not to a Rescue Island: the last Adventurer leaving the board ends the
+    seat's movements), and no node of one is a node of the other or next to it (boarding, room on a raft, a raft's
+    passengers and control are all decided on the nodes a step touches), and neither steps where a creature is (an
+    interaction, maybe a reaction to ask, comes with that step). Either order then reaches the same position
+    with the same moves legal, so the search keeps the ascending one: ``action`` right after ``previous`` is redundant
+    when the two commute and ``action`` has the smaller id."""
+    cdef Move a, b
+    if action >= previous:
+        return False
+    a = decode(action)
+    b = decode(previous)
+    if (a.kind != K_MOVE_ADV and a.kind != K_MOVE_RAFT) or (b.kind != K_MOVE_ADV and b.kind != K_MOVE_RAFT):
+        return False
+    if a.to >= FIRST_RESCUE or b.to >= FIRST_RESCUE:
+        return False
+    if creatures_at(<const Survive*>p, a.to) or creatures_at(<const Survive*>p, b.to):
+        return False                              # an interaction (and a reaction to ask) comes with the step
+    return not (near(a.frm, b.frm) or near(a.frm, b.to) or near(a.to, b.frm) or near(a.to, b.to))
+
+
 cdef GameVTable SURVIVE_TABLE
 SURVIVE_TABLE.name = b"survive"
 SURVIVE_TABLE.state_size = sizeof(Survive)
@@ -1506,6 +1539,7 @@ SURVIVE_TABLE.other_heuristics[2] = s_rafts_heuristic
 SURVIVE_TABLE.other_heuristics[3] = s_hunt_heuristic
 SURVIVE_TABLE.other_heuristics[4] = s_swim_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
+SURVIVE_TABLE.redundant = s_redundant
 
 
 cdef const GameVTable* survive_table() noexcept nogil:

@@ -51,6 +51,9 @@ class SearchConfig:
     times grows at most ``ceil(widening * sqrt(v))`` children (0: every move is tried before any is revisited).
     ``minimax``: implicit minimax backups, the weight in [0, 1] of a child's best line through its mover's own next
     decisions (scored by the heuristic) beside its mean reward when a node picks among its children (0: off).
+    ``canonical_order``: where the game can tell (``GameVTable.redundant``), two consecutive moves of one seat that
+    reach the same position in either order are searched in one order only (below the root), so the tree does not
+    split its visits between transpositions of one plan.
     ``open_loop`` (ISMCTS): the searching seat's tree holds its own moves only, other seats' moves and chance pass it
     by (an open-loop tree over what happens between its decisions), and once another seat's tree has left its known
     part that seat plays on by the heuristic's best of ``candidates`` moves (else the light policy), so an iteration
@@ -78,6 +81,7 @@ class SearchConfig:
     candidates: int | None = None
     widening: float | None = None
     minimax: float | None = None
+    canonical_order: bool | None = None
     open_loop: bool | None = None
     reuse: bool | None = None
     playout_depth: int | None = None
@@ -114,6 +118,7 @@ class SearchConfig:
             candidates=defaults.candidates if self.candidates is None else self.candidates,
             widening=defaults.widening if self.widening is None else self.widening,
             minimax=defaults.minimax if self.minimax is None else self.minimax,
+            canonical_order=defaults.canonical_order if self.canonical_order is None else self.canonical_order,
             open_loop=defaults.open_loop if self.open_loop is None else self.open_loop,
             reuse=defaults.reuse if self.reuse is None else self.reuse,
             scaled_exploration=(

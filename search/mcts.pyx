@@ -430,11 +430,21 @@ cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena
     may grow (always, or with ``widening`` while it has fewer children than its visits allow), else UCB over the
     children legal in this world. Every legal child's availability count goes up (it was available this time)."""
     cdef int n = vt.legal_actions(w.world, w.legal)
-    cdef int k, untried_count = 0, children = 0
-    cdef int32_t child, best_child = NO_NODE
+    cdef int k, kept, untried_count = 0, children = 0
+    cdef int32_t child, best_child = NO_NODE, previous
     cdef double ucb, best_ucb = -1.0
     cdef double exploration = exploration_at(prm, arena, node)
     cdef Node* c
+    if prm.canonical_order and arena.nodes[node].mover == vt.current_player(w.world):
+        # The same seat moved into this node: drop the moves that would only transpose its last one (the game
+        # searches them in the other order), keeping the list ascending. Never at a root (its mover is -1).
+        previous = arena.nodes[node].action
+        kept = 0
+        for k in range(n):
+            if not vt.redundant(w.world, previous, w.legal[k]):
+                w.legal[kept] = w.legal[k]
+                kept += 1
+        n = kept
     memset(w.tried, 0, n)
     # Legal actions are ascending, so whether a child is legal in this world is a binary search.
     child = arena.nodes[node].first_child
@@ -824,6 +834,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.candidates = config.candidates
     prm.widening = config.widening
     prm.minimax = config.minimax
+    prm.canonical_order = config.canonical_order and vt.redundant != NULL
     prm.open_loop = config.open_loop and prm.algorithm == ALG_ISMCTS
     rng_seed(&rng, seed)
     if prm.players > MAX_SEATS_ANY:

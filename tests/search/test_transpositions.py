@@ -1,0 +1,111 @@
+"""Canonical move order: the search skips the second order of two of a seat's moves that commute (Survive's
+``GameVTable.redundant``), so its tree does not split visits between transpositions of one plan."""
+
+import random
+
+import pytest
+
+import engine_ext
+import search
+from search import bench
+
+
+def settle_choices(state, player):
+    """Resolve the player's in-between decisions (who boards, a reaction) by their first option, until it moves."""
+    while not state.is_terminal() and state.current_player() == player:
+        texts = [state.action_to_string(a) for a in state.legal_actions()]
+        if any(t.startswith("move ") or t == "end" for t in texts):
+            return
+        state.apply(state.legal_actions()[0])
+
+
+def action_phase_positions(games, seed):
+    """Action-phase decisions of random 2-player games, every few steps."""
+    rng = random.Random(seed)
+    for game in range(games):
+        state = engine_ext.new_game("survive", 2, seed=seed + game)
+        while not state.is_terminal():
+            player = state.current_player()
+            if player == engine_ext.CHANCE:
+                bench.random_step(state, rng)
+                continue
+            legal = state.legal_actions()
+            if rng.random() < 0.15 and state.observation(player)["control"]["phase"] == "action":
+                yield state.clone()
+            state.apply(rng.choice(legal))
+
+
+def transposed_pairs(state, limit, rng):
+    """Up to ``limit`` (first, second) pairs from ``state``: ``second`` is a transposition right after ``first``."""
+    player = state.current_player()
+    pairs = []
+    for first in state.legal_actions():
+        after = state.clone()
+        after.apply(first)
+        if after.current_player() == player:
+            pairs += [(first, after, second) for second in after.legal_actions() if after.transposes(first, second)]
+    return rng.sample(pairs, min(limit, len(pairs)))
+
+
+def test_a_move_called_a_transposition_reaches_the_same_position_in_the_other_order():
+    checked = 0
+    rng = random.Random(0)
+    for state in action_phase_positions(games=3, seed=11):
+        player = state.current_player()
+        for first, after, second in transposed_pairs(state, 12, rng):
+            assert second < first and second in state.legal_actions()
+            one_way = after.clone()
+            one_way.apply(second)
+            settle_choices(one_way, player)
+            other_way = state.clone()
+            other_way.apply(second)
+            settle_choices(other_way, player)
+            assert first in other_way.legal_actions()
+            other_way.apply(first)
+            settle_choices(other_way, player)
+            assert other_way.to_json() == one_way.to_json()
+            checked += 1
+    assert checked > 100  # the rule is not vacuous: many pairs commute
+
+
+def test_moves_that_touch_neighbouring_spaces_or_a_rescue_island_are_never_transpositions():
+    for state in action_phase_positions(games=1, seed=5):
+        player = state.current_player()
+        for first in state.legal_actions():
+            after = state.clone()
+            after.apply(first)
+            if after.current_player() != player:
+                continue
+            a = state.action_to_string(first)
+            for second in after.legal_actions():
+                b = after.action_to_string(second)
+                if after.transposes(first, second):
+                    assert a.startswith("move ") and b.startswith("move ")
+                    assert "island" not in a + b
+                if second >= first or not b.startswith("move "):
+                    assert not after.transposes(first, second)
+
+
+def test_games_without_the_rule_never_call_a_move_a_transposition():
+    state = engine_ext.new_game("leduc_poker", 2, seed=1)
+    while state.current_player() == engine_ext.CHANCE:
+        state.apply(state.chance_outcomes()[0][0])
+    assert not any(state.transposes(a, b) for a in state.legal_actions() for b in state.legal_actions())
+
+
+def test_the_root_keeps_every_move_and_the_option_changes_the_search_only_below_it():
+    # A position right after the seat's own movement, with a legal move that would transpose it: the root offers it.
+    for state in action_phase_positions(games=3, seed=21):
+        player = state.current_player()
+        for first, after, _ in transposed_pairs(state, 1, random.Random(0)):
+            skipped = [b for b in after.legal_actions() if after.transposes(first, b)]
+            every = len(after.legal_actions())
+            result = search.suggest(after, player, iterations=4 * every, seed=1, top_k=every, canonical_order=True,
+                                    widening=0)  # fmt: skip
+            assert set(skipped) <= {m.action for m in result.moves}
+            plain = search.suggest(after, player, iterations=4 * every, seed=1, top_k=every, widening=0)
+            assert [m.action for m in plain.moves] != [m.action for m in result.moves] or [
+                m.value for m in plain.moves
+            ] != pytest.approx([m.value for m in result.moves])
+            return
+    pytest.fail("no position with a transposable move was found")
