@@ -978,14 +978,17 @@ GAME_INFOS = (
         # (factor 2: a node visited v times holds at most ceil(2 sqrt(v)) children), now with each new child the best
         # of 4 candidates, beat no widening at equal time by +61 Elo [19, 104] (SPRT 0/30 accepted after 110 pairs:
         # --bot wide=ismcts,time_ms=30,widening=2 --bot old=ismcts,time_ms=30 --lineup wide,old --deals 300
-        # --sprt=0,30 --workers 1, 2026-12-02).
+        # --sprt=0,30 --workers 1, 2026-12-02). Each new child the best of 8 candidates instead of 4 beat it by +55 Elo
+        # [16, 96] (SPRT 0/30 accepted after 118 pairs: --bot c8=ismcts,time_ms=30,candidates=8 --bot
+        # c4=ismcts,time_ms=30 --lineup c8,c4 --deals 300 --sprt=0,30 --workers 1, 2026-12-02); widening 1 and 3
+        # both lost to 2 (H0).
         search_defaults=SearchDefaults(
             exploration=0.02,
             playout_depth=0,
             light_playouts=True,
             baseline=True,
             heuristic="rafts",
-            candidates=4,
+            candidates=8,
             widening=2.0,
         ),
         heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim"),

@@ -165,7 +165,7 @@ def test_candidates_expand_the_heuristics_best_move_first():
     for seed in range(5):
         chosen = search.suggest(state, 0, iterations=1, candidates=1000, seed=seed).best.action
         assert one_ply[chosen] == pytest.approx(best)
-    randomly = {search.suggest(state, 0, iterations=1, seed=seed).best.action for seed in range(12)}
+    randomly = {search.suggest(state, 0, iterations=1, candidates=1, seed=seed).best.action for seed in range(12)}
     assert len(randomly) > 3
 
 
@@ -195,7 +195,7 @@ def test_implicit_minimax_values_a_line_of_own_moves_by_its_end_not_its_mean():
     info = engine_ext.game_info("survive")
     sums, bests = [], []
     for iterations in range(1, 8):
-        config = search.SearchConfig(iterations=iterations, widening=0.01, minimax=1.0, seed=5, worlds=1)
+        config = search.SearchConfig(iterations=iterations, widening=0.01, minimax=1.0, candidates=4, seed=5, worlds=1)
         run = mcts.run(state, 0, config.resolved(info), iterations, 0.0, 5, search.Control(), 100)
         (child,) = run["root_children"]
         assert child["visits"] == iterations
@@ -205,7 +205,7 @@ def test_implicit_minimax_values_a_line_of_own_moves_by_its_end_not_its_mean():
     reveal_means = [sum(newest[4 : k + 1]) / (k - 3) for k in range(5, 7)]
     assert bests == pytest.approx(newest[:5] + reveal_means)
     assert len(set(round(v, 9) for v in newest)) > 2, "the line's scores differ, so mean and end tell apart"
-    line = search.suggest(state, 0, iterations=6, widening=0.01, minimax=1.0, seed=5).moves[0].pv
+    line = search.suggest(state, 0, iterations=6, widening=0.01, minimax=1.0, candidates=4, seed=5).moves[0].pv
     assert [step.split()[0] for step in line] == ["move", "move", "end", "remove", "reveal", "roll"]
     with pytest.raises(ValueError, match="minimax"):
         search.suggest(state, 0, minimax=1.5)
