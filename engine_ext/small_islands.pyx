@@ -84,6 +84,9 @@ cdef void _icons_of(dict region, int* out):
         out[ICON_CODES.index(code)] += 1
 
 
+DISCOVERY_TOKENS = 12  # the component list: 7, 7, 6, 6, 6, 6, 5, 5, 5, 5, 4, 4 (checked on load)
+
+
 def _load_components():
     """Fill the C tile tables from data/small_islands.json and check the data's counts."""
     cdef int icons0[NUM_ICONS]
@@ -690,7 +693,8 @@ cdef class SmallIslandsState(State):
         s.obj_seats_left = _check_int(control, "objective_seats_left", 0, n, "control.")
         taken = control.get("taken_slot")
         s.taken_slot = -1 if taken is None else _check_int(control, "taken_slot", 1, DISPLAY, "control.") - 1
-        s.disc_left = _check_int(control, "discovery_left", 0, 4, "control.")
+        # as many as the rewarded island has Temples (any number), at most the 12 Discovery tokens of the game
+        s.disc_left = _check_int(control, "discovery_left", 0, DISCOVERY_TOKENS, "control.")
         s.turn = _check_int(control, "turn", 0, 200, "control.")
         harvested = control.get("harvested")
         if not isinstance(harvested, list):

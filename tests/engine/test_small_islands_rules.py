@@ -428,3 +428,15 @@ def test_the_issue_examples_parse():
     assert state.action_to_string(state.string_to_action("place t1 r90 @(1,-1)")) == "place t1 r90 @(1,-1)"
     with pytest.raises(engine_ext.InvalidMoveText, match="legal here"):
         state.string_to_action("place t99 r90 @(1,-1)")
+
+
+def test_a_reward_for_an_island_with_five_temples_draws_five_tokens_and_the_state_still_loads():
+    # Regression: the loader capped "discovery_left" at 4, so a hosted game whose rewarded island had 5 Temples
+    # failed on its next move. The count is the island's Temples, at most the 12 Discovery tokens.
+    data = json.loads(engine_ext.new_game("small_islands", 2, seed=1).to_json())
+    data["control"]["discovery_left"] = 5
+    loaded = engine_ext.small_islands.from_json(json.dumps(data))
+    assert json.loads(loaded.to_json())["control"]["discovery_left"] == 5
+    data["control"]["discovery_left"] = 13
+    with pytest.raises(engine_ext.InvalidObservation, match="discovery_left"):
+        engine_ext.small_islands.from_json(json.dumps(data))
