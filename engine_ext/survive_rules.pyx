@@ -1218,13 +1218,26 @@ cdef inline double discount(int node, double factor) noexcept nogil:
     return pow(0.85, RESCUE_DISTANCE[node] * factor)
 
 
+cdef void shares_of(const Survive* s, const double* estimate, double* out) noexcept nogil:
+    """Treasure estimates as win shares summing to 1: a softmax at 4 points per e."""
+    cdef double best = -1.0, total = 0.0
+    cdef int seat
+    for seat in range(s.num_players):
+        if estimate[seat] > best:
+            best = estimate[seat]
+    for seat in range(s.num_players):
+        out[seat] = exp((estimate[seat] - best) / 4.0)
+        total += out[seat]
+    for seat in range(s.num_players):
+        out[seat] /= total
+
+
 cdef void s_heuristic(const void* p, double* out) noexcept nogil:
     """Win shares estimated from treasure: rescued values count in full, an Adventurer on the board counts its value
     discounted by 0.85 per space between it and the nearest Rescue Island; a softmax (4 points per e) turns the
     estimates into shares summing to 1."""
     cdef const Survive* s = <const Survive*>p
     cdef double estimate[MAX_SEATS]
-    cdef double total = 0.0, best = -1.0
     cdef int i, seat
     cdef const Meeple* m
     if s.phase == PH_OVER:
@@ -1239,14 +1252,7 @@ cdef void s_heuristic(const void* p, double* out) noexcept nogil:
             estimate[seat] += m.value
         elif m.status == ST_BOARD:
             estimate[seat] += m.value * DISCOUNT_WALK[m.cell]
-    for seat in range(s.num_players):
-        if estimate[seat] > best:
-            best = estimate[seat]
-    for seat in range(s.num_players):
-        out[seat] = exp((estimate[seat] - best) / 4.0)
-        total += out[seat]
-    for seat in range(s.num_players):
-        out[seat] /= total
+    shares_of(s, estimate, out)
 
 
 cdef enum:
@@ -1306,7 +1312,7 @@ cdef void threatened_estimate(const void* p, double* out, double removal_weight,
     cdef const Survive* s = <const Survive*>p
     cdef double estimate[MAX_SEATS]
     cdef uint8_t threat[NUM_CELLS]
-    cdef double total = 0.0, best = -1.0, danger, worth
+    cdef double danger, worth
     cdef int i, c, seat, land, removable = -1, count = 0
     cdef const Meeple* m
     if s.phase == PH_OVER:
@@ -1342,14 +1348,7 @@ cdef void threatened_estimate(const void* p, double* out, double removal_weight,
             elif m.cell < NUM_CELLS and removable >= 0:
                 danger += removal_weight * removal_risk(s, m.cell, removable, count)
             estimate[seat] += worth * (1.0 - danger)
-    for seat in range(s.num_players):
-        if estimate[seat] > best:
-            best = estimate[seat]
-    for seat in range(s.num_players):
-        out[seat] = exp((estimate[seat] - best) / 4.0)
-        total += out[seat]
-    for seat in range(s.num_players):
-        out[seat] /= total
+    shares_of(s, estimate, out)
 
 
 cdef void s_danger_heuristic(const void* p, double* out) noexcept nogil:
@@ -1383,7 +1382,7 @@ cdef void hunted_estimate(const void* p, double* out, double swim_steps) noexcep
     cdef double best[3][MAX_SEATS]
     cdef uint8_t slot[NUM_CELLS]
     cdef uint8_t reach[64]
-    cdef double total = 0.0, top = -1.0, worth, gain
+    cdef double worth, gain
     cdef int i, c, d, k, n, kind, seat, land, slots = 0, removable = -1, count = 0
     cdef const Meeple* m
     if s.phase == PH_OVER:
@@ -1452,14 +1451,7 @@ cdef void hunted_estimate(const void* p, double* out, double swim_steps) noexcep
             c = next_bit(s.creature_bits, c)
         for seat in range(s.num_players):
             estimate[seat] -= (best[0][seat] + best[1][seat] + best[2][seat]) / 3.0
-    for seat in range(s.num_players):
-        if estimate[seat] > top:
-            top = estimate[seat]
-    for seat in range(s.num_players):
-        out[seat] = exp((estimate[seat] - top) / 4.0)
-        total += out[seat]
-    for seat in range(s.num_players):
-        out[seat] /= total
+    shares_of(s, estimate, out)
 
 
 cdef void s_hunt_heuristic(const void* p, double* out) noexcept nogil:
