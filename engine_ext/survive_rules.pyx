@@ -1292,6 +1292,20 @@ cdef void threat_map(const Survive* s, uint8_t* threat) noexcept nogil:
         frm = next_bit(s.creature_bits, frm)
 
 
+cdef int thinnest_land(const Survive* s, int* count) noexcept nogil:
+    """The land type the next Rising Waters removes (the thinnest still on the board: beach, then forest, then
+    mountain), with its tile count; -1 and 0 when no tile is left."""
+    cdef int land, c
+    count[0] = 0
+    for land in range(BEACH, MOUNTAIN + 1):
+        for c in range(NUM_CELLS):
+            if s.terrain[c] == land:
+                count[0] += 1
+        if count[0]:
+            return land
+    return -1
+
+
 cdef double removal_risk(const Survive* s, int c, int removable, int count) noexcept nogil:
     """How likely the tile at ``c`` goes under in the next Rising Waters, as ``escape`` guesses it: a tile of the
     thinnest type still on the board (``removable``, ``count`` of them left) can be any player's choice, and players
@@ -1313,19 +1327,13 @@ cdef void threatened_estimate(const void* p, double* out, double removal_weight,
     cdef double estimate[MAX_SEATS]
     cdef uint8_t threat[NUM_CELLS]
     cdef double danger, worth
-    cdef int i, c, seat, land, removable = -1, count = 0
+    cdef int i, seat, removable = -1, count = 0
     cdef const Meeple* m
     if s.phase == PH_OVER:
         s_returns(p, out)
         return
     if removal_weight > 0.0:
-        for land in range(BEACH, MOUNTAIN + 1):
-            for c in range(NUM_CELLS):
-                if s.terrain[c] == land:
-                    count += 1
-            if count:
-                removable = land
-                break
+        removable = thinnest_land(s, &count)
     threat_map(s, threat)
     for seat in range(s.num_players):
         estimate[seat] = 0.0
@@ -1383,18 +1391,12 @@ cdef void hunted_estimate(const void* p, double* out, double swim_steps) noexcep
     cdef uint8_t slot[NUM_CELLS]
     cdef uint8_t reach[64]
     cdef double worth, gain
-    cdef int i, c, d, k, n, kind, seat, land, slots = 0, removable = -1, count = 0
+    cdef int i, c, d, k, n, kind, seat, slots = 0, removable = -1, count = 0
     cdef const Meeple* m
     if s.phase == PH_OVER:
         s_returns(p, out)
         return
-    for land in range(BEACH, MOUNTAIN + 1):
-        for c in range(NUM_CELLS):
-            if s.terrain[c] == land:
-                count += 1
-        if count:
-            removable = land
-            break
+    removable = thinnest_land(s, &count)
     memset(slot, 255, NUM_CELLS)
     for seat in range(s.num_players):
         estimate[seat] = 0.0
