@@ -7,6 +7,7 @@ import pytest
 
 import engine_ext
 import search
+from engine_ext import survive, survive_board
 from search import bench
 
 
@@ -68,7 +69,18 @@ def test_a_move_called_a_transposition_reaches_the_same_position_in_the_other_or
     assert checked > 100  # the rule is not vacuous: many pairs commute
 
 
+def step_nodes(text):
+    """The from and to nodes of a movement's text, e.g. 'move red:4 (2,1)->(2,0)' or 'move raft (5,-3)->NW'."""
+    frm, to = text.split()[-1].split("->")
+    return survive.parse_node(frm), survive.parse_node(to)
+
+
+def near(a, b):
+    return a == b or b in survive_board.NEIGHBOURS[a]
+
+
 def test_moves_that_touch_neighbouring_spaces_or_a_rescue_island_are_never_transpositions():
+    seen = {"far": 0, "near": 0, "island": 0}
     for state in action_phase_positions(games=1, seed=5):
         player = state.current_player()
         for first in state.legal_actions():
@@ -79,11 +91,20 @@ def test_moves_that_touch_neighbouring_spaces_or_a_rescue_island_are_never_trans
             a = state.action_to_string(first)
             for second in after.legal_actions():
                 b = after.action_to_string(second)
-                if after.transposes(first, second):
-                    assert a.startswith("move ") and b.startswith("move ")
-                    assert "island" not in a + b
-                if second >= first or not b.startswith("move "):
-                    assert not after.transposes(first, second)
+                called = after.transposes(first, second)
+                if second >= first or not (a.startswith("move ") and b.startswith("move ")):
+                    assert not called
+                    continue
+                nodes_a, nodes_b = step_nodes(a), step_nodes(b)
+                if any(n >= survive_board.NUM_CELLS for n in nodes_a + nodes_b):
+                    assert not called, (a, b)
+                    seen["island"] += 1
+                elif any(near(x, y) for x in nodes_a for y in nodes_b):
+                    assert not called, (a, b)
+                    seen["near"] += 1
+                else:
+                    seen["far"] += called
+    assert seen["far"] > 0 and seen["near"] > 0, seen  # random play seldom reaches a Rescue Island
 
 
 def test_games_without_the_rule_never_call_a_move_a_transposition():
