@@ -9,6 +9,7 @@ import engine_ext
 import search
 from engine_ext import survive, survive_board
 from search import bench
+from survive_positions import apply, position
 
 
 def settle_choices(state, player):
@@ -130,3 +131,18 @@ def test_the_root_keeps_every_move_and_the_option_changes_the_search_only_below_
             ] != pytest.approx([m.value for m in result.moves])
             return
     pytest.fail("no position with a transposable move was found")
+
+
+def test_a_step_onto_a_rescue_island_is_never_a_transposition():
+    # Without the exclusion each pair below would commute by distance alone: the two swimmers are far apart.
+    def called(adventurers, first, second):
+        state = apply(position(adventurers=adventurers), first)
+        previous, action = state.string_to_action(first), state.string_to_action(second)
+        assert action < previous  # only the descending order can be redundant
+        return state.transposes(previous, action)
+
+    far_and_near = {"red": [("(-2,-5)", 5), ("(5,-3)", 1)]}
+    assert called(far_and_near, "move red:5 (-2,-5)->(-2,-4)", "move red:1 (5,-3)->(6,-3)")  # the control
+    assert not called(far_and_near, "move red:5 (-2,-5)->NW", "move red:1 (5,-3)->(6,-3)")
+    near_and_far = {"red": [("(-2,-5)", 1), ("(5,-3)", 5)]}
+    assert not called(near_and_far, "move red:5 (5,-3)->(6,-3)", "move red:1 (-2,-5)->NW")
