@@ -31,6 +31,7 @@ cdef uint8_t VALUES[MEEPLES_PER_COLOUR]
 cdef double DISCOUNT_WALK[NUM_NODES]         # factor 1
 cdef double DISCOUNT_RAFT[NUM_NODES]         # factor 0.6
 cdef double DISCOUNT_SWIM[NUM_NODES]         # factor 2
+cdef double TIDE_FLOOR = 0.25                 # ``tide``: the share an Adventurer out of its seat's reach keeps
 
 
 def _fill_tables():
@@ -1315,23 +1316,21 @@ cdef double removal_risk(const Survive* s, int c, int removable, int count) noex
     return 1.0 if count <= 2 else 2.0 / count
 
 
-cdef void threatened_estimate(const void* p, double* out, double removal_weight, double raft_steps) noexcept nogil:
+cdef void threatened_worth(const Survive* s, double removal_weight, double raft_steps, double* estimate, double* worths,
+                           bint add_board) noexcept nogil:
     """The treasure estimate of ``s_heuristic`` with danger seen: an Adventurer on the board that a creature could
     reach in the next Creature phase counts its discounted value times (1 - 0.3 per threat): a swimmer within a
     Shark's or Serpent's reach, a raft passenger within a Serpent's (lost) or a Kaiju's (half: thrown in the
     water). The die picks each creature kind a third of the time; the mover then chooses its prey. An Adventurer on a
     tile loses ``removal_weight`` of its worth times the risk that the tile goes under (``removal_risk``: Rising
     Waters makes it a swimmer, one space a turn and prey to Sharks and Serpents), and a raft passenger's spaces to a
-    Rescue Island count ``raft_steps`` each (one raft move carries up to three)."""
-    cdef const Survive* s = <const Survive*>p
-    cdef double estimate[MAX_SEATS]
+    Rescue Island count ``raft_steps`` each (one raft move carries up to three). ``estimate`` gets each seat's rescued
+    treasure (and with ``add_board`` its board Adventurers' worth); ``worths`` each Adventurer's worth (0 off the
+    board)."""
     cdef uint8_t threat[NUM_CELLS]
     cdef double danger, worth
     cdef int i, seat, removable = -1, count = 0
     cdef const Meeple* m
-    if s.phase == PH_OVER:
-        s_returns(p, out)
-        return
     if removal_weight > 0.0:
         removable = thinnest_land(s, &count)
     threat_map(s, threat)
@@ -1340,6 +1339,7 @@ cdef void threatened_estimate(const void* p, double* out, double removal_weight,
     for i in range(s.num_colours * MEEPLES_PER_COLOUR):
         m = &s.meeple[i]
         seat = seat_of_colour(s, i // MEEPLES_PER_COLOUR)
+        worths[i] = 0.0
         if m.status == ST_RESCUED:
             estimate[seat] += m.value
         elif m.status == ST_BOARD:
@@ -1355,7 +1355,108 @@ cdef void threatened_estimate(const void* p, double* out, double removal_weight,
                     danger += 0.3
             elif m.cell < NUM_CELLS and removable >= 0:
                 danger += removal_weight * removal_risk(s, m.cell, removable, count)
-            estimate[seat] += worth * (1.0 - danger)
+            worths[i] = worth * (1.0 - danger)
+            if add_board:
+                estimate[seat] += worths[i]
+
+
+cdef void threatened_estimate(const void* p, double* out, double removal_weight, double raft_steps) noexcept nogil:
+    """Win shares from ``threatened_worth``'s treasure estimates."""
+    cdef const Survive* s = <const Survive*>p
+    cdef double estimate[MAX_SEATS]
+    cdef double worths[MAX_MEEPLES]
+    if s.phase == PH_OVER:
+        s_returns(p, out)
+        return
+    threatened_worth(s, removal_weight, raft_steps, estimate, worths, True)
+    shares_of(s, estimate, out)
+
+
+cdef double turns_left(const Survive* s) noexcept nogil:
+    """How many turns (any seat's) the game is expected to last from here, counted in Rising Waters: one tile a turn
+    while a tile bearing the hourglass remains, two after; the game ends at the third Volcano, which lies among the
+    Mountain tiles left at the expected place of the last of the Volcanoes still face down (no clock when too few
+    Mountain tiles are left for it)."""
+    cdef int c, hourglass = 0, mountains = 0
+    cdef double later = 0.0
+    cdef int needed = 3 - s.volcanoes
+    cdef int hidden = BACKS[2][BK_VOLCANO] - s.revealed[2][BK_VOLCANO]
+    for c in range(NUM_CELLS):
+        if s.terrain[c] == BEACH or (s.terrain[c] == FOREST and not s.hourglass_beach_only):
+            hourglass += 1
+        elif s.terrain[c] == FOREST:
+            later += 1
+        elif s.terrain[c] == MOUNTAIN:
+            mountains += 1
+    if needed <= 0 or hidden < needed or mountains < needed:
+        return 1000.0                               # no third Volcano to come: no clock but the Adventurers
+    later += needed * (mountains + 1.0) / (hidden + 1.0)   # the needed-th of ``hidden`` spread over the mountains
+    return hourglass + later / 2.0
+
+
+cdef void budgeted(const Survive* s, const double* worth, const double* cost, double* estimate) noexcept nogil:
+    """Scale each board Adventurer's ``worth`` by whether its seat has the movements to bring it home before the game
+    ends (``tide``): a seat has 3 movements a turn over its share of ``turns_left``, spent on its Adventurers in order
+    of treasure per movement (``cost``: spaces to a Rescue Island, a raft passenger's counted 0.6); an Adventurer the
+    budget covers keeps its worth, one it does not keeps ``TIDE_FLOOR`` of it (Dolphins, rafts carrying three and the
+    guess of the game's length all make the budget rough), one it covers in part keeps the share between."""
+    cdef double total = turns_left(s), own, left, reach
+    cdef int order[MAX_MEEPLES]
+    cdef int i, j, k, n, seat, off, meeples = s.num_colours * MEEPLES_PER_COLOUR
+    cdef bint current = s.phase <= PH_RISING     # this turn's Rising Waters is still ahead (turn 0 is the active seat's)
+    for seat in range(s.num_players):
+        off = (seat - s.active + s.num_players - (0 if current else 1)) % s.num_players
+        own = (total - off) / s.num_players
+        if own < 0.0:
+            own = 0.0
+        if current and seat == s.active and s.phase == PH_ACTION:
+            left = s.moves_left + 3.0 * (own - 1.0 if own > 1.0 else 0.0)
+        elif current and seat == s.active and s.phase > PH_ACTION:
+            left = 3.0 * (own - 1.0 if own > 1.0 else 0.0)
+        else:
+            left = 3.0 * own
+        n = 0
+        for i in range(meeples):
+            if cost[i] <= 0.0 or seat_of_colour(s, i // MEEPLES_PER_COLOUR) != seat:
+                continue
+            j = n                                   # insertion by treasure per movement, highest first
+            while j > 0 and s.meeple[order[j - 1]].value * cost[i] < s.meeple[i].value * cost[order[j - 1]]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = i
+            n += 1
+        for k in range(n):
+            i = order[k]
+            reach = left / cost[i]
+            if reach >= 1.0:
+                reach = 1.0
+            elif reach <= 0.0:
+                reach = 0.0
+            left -= cost[i]
+            estimate[seat] += worth[i] * (TIDE_FLOOR + (1.0 - TIDE_FLOOR) * reach)
+
+
+cdef void s_tide_heuristic(const void* p, double* out) noexcept nogil:
+    """``tide``: ``rafts`` with the clock seen: an Adventurer its seat lacks the movements to rescue before the
+    expected end of the game counts for less (``budgeted``)."""
+    cdef const Survive* s = <const Survive*>p
+    cdef double estimate[MAX_SEATS]
+    cdef double worth[MAX_MEEPLES]
+    cdef double cost[MAX_MEEPLES]
+    cdef int i, seat
+    cdef const Meeple* m
+    if s.phase == PH_OVER:
+        s_returns(p, out)
+        return
+    threatened_worth(s, 0.4, 0.6, estimate, worth, False)
+    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+        m = &s.meeple[i]
+        cost[i] = 0.0
+        if m.status == ST_BOARD:
+            cost[i] = RESCUE_DISTANCE[m.cell] * (0.6 if m.aboard else 1.0)
+            if cost[i] < 0.6:
+                cost[i] = 0.6
+    budgeted(s, worth, cost, estimate)
     shares_of(s, estimate, out)
 
 
@@ -1532,6 +1633,7 @@ SURVIVE_TABLE.other_heuristics[1] = s_escape_heuristic
 SURVIVE_TABLE.other_heuristics[2] = s_rafts_heuristic
 SURVIVE_TABLE.other_heuristics[3] = s_hunt_heuristic
 SURVIVE_TABLE.other_heuristics[4] = s_swim_heuristic
+SURVIVE_TABLE.other_heuristics[5] = s_tide_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
 SURVIVE_TABLE.redundant = s_redundant
 

@@ -33,7 +33,7 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
     for info in map(engine_ext.game_info, engine_ext.GAMES):
         if info.search_defaults.heuristic is not None:
             assert info.search_defaults.heuristic in info.heuristics
-    assert engine_ext.game_info("survive").heuristics == ("treasure", "danger", "escape", "rafts", "hunt", "swim")
+    assert engine_ext.game_info("survive").heuristics == ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide")
     assert engine_ext.game_info("kuhn_poker").heuristics == ()
 
 
@@ -209,3 +209,28 @@ def test_implicit_minimax_values_a_line_of_own_moves_by_its_end_not_its_mean():
     assert [step.split()[0] for step in line] == ["move", "move", "end", "remove", "reveal", "roll"]
     with pytest.raises(ValueError, match="minimax"):
         search.suggest(state, 0, minimax=1.5)
+
+
+def clocked(mountains: tuple, moves_left: int):
+    """Red (seat 0, to move) and green each with a 5 on a Mountain five spaces from a Rescue Island, and more
+    Mountains: with three Volcanoes face down among them, the game's end is near."""
+    tiles = {cell: "m" for cell in (SWIMMER, "(-2,3)") + mountains}
+    return position(adventurers={"red": [(SWIMMER, 5)], "green": [("(-2,3)", 5)]}, tiles=tiles, moves_left=moves_left)
+
+
+def test_tide_is_rafts_while_the_game_has_no_clock():
+    # Two Mountains cannot hold the three Volcanoes that end the game: every Adventurer has the time it needs.
+    state = clocked((), 3)
+    assert scored(state, "rafts")[0] == pytest.approx(0.5)
+    assert scored(state, "tide") == pytest.approx(scored(state, "rafts"))
+
+
+def test_tide_counts_an_adventurer_its_seat_cannot_bring_home_in_time_for_less():
+    # Five Mountains, about 2.25 turns left: red moves now (3 movements and a little more), green has under 2.
+    fresh = clocked(("(0,-2)", "(1,-2)", "(-1,-2)"), 3)
+    assert scored(fresh, "rafts")[0] == pytest.approx(0.5)
+    assert scored(fresh, "tide")[0] > 0.52
+    # Red's movements spent: now green has the larger share of the time left.
+    spent = clocked(("(0,-2)", "(1,-2)", "(-1,-2)"), 0)
+    assert scored(spent, "rafts")[0] == pytest.approx(0.5)
+    assert scored(spent, "tide")[0] < 0.48
