@@ -113,7 +113,7 @@ cdef inline double rng_uniform(Rng* rng) noexcept nogil:
 # ``chance_outcomes`` must hold ``max_actions`` / ``max_chance_outcomes`` entries.
 # ---------------------------------------------------------------------------------------------------------------------
 cdef enum:
-    MAX_OTHER_HEURISTICS = 6   # evaluation functions a game offers beside its default, for the arena to choose from
+    MAX_OTHER_HEURISTICS = 7   # evaluation functions a game offers beside its default, for the arena to choose from
 
 
 ctypedef int (*int_of_state_fn)(const void* s) noexcept nogil

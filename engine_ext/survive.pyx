@@ -991,6 +991,6 @@ GAME_INFOS = (
             candidates=8,
             widening=2.0,
         ),
-        heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide"),
+        heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm"),
     ),
 )

@@ -1219,15 +1219,15 @@ cdef inline double discount(int node, double factor) noexcept nogil:
     return pow(0.85, RESCUE_DISTANCE[node] * factor)
 
 
-cdef void shares_of(const Survive* s, const double* estimate, double* out) noexcept nogil:
-    """Treasure estimates as win shares summing to 1: a softmax at 4 points per e."""
+cdef void shares_of(const Survive* s, const double* estimate, double* out, double points=4.0) noexcept nogil:
+    """Treasure estimates as win shares summing to 1: a softmax at ``points`` points per e."""
     cdef double best = -1.0, total = 0.0
     cdef int seat
     for seat in range(s.num_players):
         if estimate[seat] > best:
             best = estimate[seat]
     for seat in range(s.num_players):
-        out[seat] = exp((estimate[seat] - best) / 4.0)
+        out[seat] = exp((estimate[seat] - best) / points)
         total += out[seat]
     for seat in range(s.num_players):
         out[seat] /= total
@@ -1360,8 +1360,9 @@ cdef void threatened_worth(const Survive* s, double removal_weight, double raft_
                 estimate[seat] += worths[i]
 
 
-cdef void threatened_estimate(const void* p, double* out, double removal_weight, double raft_steps) noexcept nogil:
-    """Win shares from ``threatened_worth``'s treasure estimates."""
+cdef void threatened_estimate(const void* p, double* out, double removal_weight, double raft_steps,
+                              double points=4.0) noexcept nogil:
+    """Win shares from ``threatened_worth``'s treasure estimates (a softmax at ``points`` points per e)."""
     cdef const Survive* s = <const Survive*>p
     cdef double estimate[MAX_SEATS]
     cdef double worths[MAX_MEEPLES]
@@ -1369,7 +1370,7 @@ cdef void threatened_estimate(const void* p, double* out, double removal_weight,
         s_returns(p, out)
         return
     threatened_worth(s, removal_weight, raft_steps, estimate, worths, True)
-    shares_of(s, estimate, out)
+    shares_of(s, estimate, out, points)
 
 
 cdef double turns_left(const Survive* s) noexcept nogil:
@@ -1474,6 +1475,12 @@ cdef void s_escape_heuristic(const void* p, double* out) noexcept nogil:
 cdef void s_rafts_heuristic(const void* p, double* out) noexcept nogil:
     """``rafts`` (Survive's default): ``escape`` with a raft passenger's spaces counted 0.6 each."""
     threatened_estimate(p, out, 0.4, 0.6)
+
+
+cdef void s_calm_heuristic(const void* p, double* out) noexcept nogil:
+    """``calm``: ``rafts`` with win shares from a softmax at 8 points per e instead of 4, so that a seat well ahead
+    or behind still sees its moves' differences in its share."""
+    threatened_estimate(p, out, 0.4, 0.6, 8.0)
 
 
 cdef void hunted_estimate(const void* p, double* out, double swim_steps) noexcept nogil:
@@ -1634,6 +1641,7 @@ SURVIVE_TABLE.other_heuristics[2] = s_rafts_heuristic
 SURVIVE_TABLE.other_heuristics[3] = s_hunt_heuristic
 SURVIVE_TABLE.other_heuristics[4] = s_swim_heuristic
 SURVIVE_TABLE.other_heuristics[5] = s_tide_heuristic
+SURVIVE_TABLE.other_heuristics[6] = s_calm_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
 SURVIVE_TABLE.redundant = s_redundant
 

@@ -1,5 +1,7 @@
 """The search's configurable pieces: which evaluation scores a position, and exploration that fits the reward scale."""
 
+import math
+
 import pytest
 from survive_positions import position
 
@@ -33,7 +35,7 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
     for info in map(engine_ext.game_info, engine_ext.GAMES):
         if info.search_defaults.heuristic is not None:
             assert info.search_defaults.heuristic in info.heuristics
-    assert engine_ext.game_info("survive").heuristics == ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide")
+    assert engine_ext.game_info("survive").heuristics == ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm")
     assert engine_ext.game_info("kuhn_poker").heuristics == ()
 
 
@@ -234,3 +236,11 @@ def test_tide_counts_an_adventurer_its_seat_cannot_bring_home_in_time_for_less()
     spent = clocked(("(0,-2)", "(1,-2)", "(-1,-2)"), 0)
     assert scored(spent, "rafts")[0] == pytest.approx(0.5)
     assert scored(spent, "tide")[0] < 0.48
+
+
+def test_calm_keeps_the_order_of_rafts_at_half_the_slope():
+    for state in (race({"shark": ["(2,-5)"]}), race({})):  # red's swimmer within a Shark's reach, or not
+        rafts, calm = scored(state, "rafts")[0], scored(state, "calm")[0]
+        assert abs(rafts - 0.5) > 0.005 and min(rafts, 0.5) < calm < max(rafts, 0.5)
+    # The same treasure gap read at 8 points per e instead of 4: logit halves.
+        assert math.log(calm / (1 - calm)) == pytest.approx(math.log(rafts / (1 - rafts)) / 2)
