@@ -1296,11 +1296,11 @@ cdef void threat_map(const Survive* s, uint8_t* threat) noexcept nogil:
 cdef int thinnest_land(const Survive* s, int* count) noexcept nogil:
     """The land type the next Rising Waters removes (the thinnest still on the board: beach, then forest, then
     mountain), with its tile count; -1 and 0 when no tile is left."""
-    cdef int land, c
+    cdef int land, k
     count[0] = 0
     for land in range(BEACH, MOUNTAIN + 1):
-        for c in range(NUM_CELLS):
-            if s.terrain[c] == land:
+        for k in range(NUM_SLOTS):                  # only island slots ever hold a tile
+            if s.terrain[SLOTS_ASCENDING[k]] == land:
                 count[0] += 1
         if count[0]:
             return land
@@ -1378,11 +1378,12 @@ cdef double turns_left(const Survive* s) noexcept nogil:
     while a tile bearing the hourglass remains, two after; the game ends at the third Volcano, which lies among the
     Mountain tiles left at the expected place of the last of the Volcanoes still face down (no clock when too few
     Mountain tiles are left for it)."""
-    cdef int c, hourglass = 0, mountains = 0
+    cdef int c, k, hourglass = 0, mountains = 0
     cdef double later = 0.0
     cdef int needed = 3 - s.volcanoes
     cdef int hidden = BACKS[2][BK_VOLCANO] - s.revealed[2][BK_VOLCANO]
-    for c in range(NUM_CELLS):
+    for k in range(NUM_SLOTS):                      # only island slots ever hold a tile
+        c = SLOTS_ASCENDING[k]
         if s.terrain[c] == BEACH or (s.terrain[c] == FOREST and not s.hourglass_beach_only):
             hourglass += 1
         elif s.terrain[c] == FOREST:
@@ -1402,9 +1403,24 @@ cdef void budgeted(const Survive* s, const double* worth, const double* cost, do
     budget covers keeps its worth, one it does not keeps ``TIDE_FLOOR`` of it (Dolphins, rafts carrying three and the
     guess of the game's length all make the budget rough), one it covers in part keeps the share between."""
     cdef double total = turns_left(s), own, left, reach
-    cdef int order[MAX_MEEPLES]
-    cdef int i, j, k, n, seat, off, meeples = s.num_colours * MEEPLES_PER_COLOUR
+    cdef double key[MAX_MEEPLES]
+    cdef int order[MAX_SEATS][MAX_MEEPLES]
+    cdef int count[MAX_SEATS]
+    cdef int i, j, k, seat, off, meeples = s.num_colours * MEEPLES_PER_COLOUR
     cdef bint current = s.phase <= PH_RISING     # this turn's Rising Waters is still ahead (turn 0 is the active seat's)
+    for seat in range(s.num_players):
+        count[seat] = 0
+    for i in range(meeples):                        # each seat's Adventurers by treasure per movement, highest first
+        if cost[i] <= 0.0:
+            continue
+        key[i] = s.meeple[i].value / cost[i]
+        seat = seat_of_colour(s, i // MEEPLES_PER_COLOUR)
+        j = count[seat]
+        while j > 0 and key[order[seat][j - 1]] < key[i]:
+            order[seat][j] = order[seat][j - 1]
+            j -= 1
+        order[seat][j] = i
+        count[seat] += 1
     for seat in range(s.num_players):
         off = (seat - s.active + s.num_players - (0 if current else 1)) % s.num_players
         own = (total - off) / s.num_players
@@ -1416,18 +1432,8 @@ cdef void budgeted(const Survive* s, const double* worth, const double* cost, do
             left = 3.0 * (own - 1.0 if own > 1.0 else 0.0)
         else:
             left = 3.0 * own
-        n = 0
-        for i in range(meeples):
-            if cost[i] <= 0.0 or seat_of_colour(s, i // MEEPLES_PER_COLOUR) != seat:
-                continue
-            j = n                                   # insertion by treasure per movement, highest first
-            while j > 0 and s.meeple[order[j - 1]].value * cost[i] < s.meeple[i].value * cost[order[j - 1]]:
-                order[j] = order[j - 1]
-                j -= 1
-            order[j] = i
-            n += 1
-        for k in range(n):
-            i = order[k]
+        for k in range(count[seat]):
+            i = order[seat][k]
             reach = left / cost[i]
             if reach >= 1.0:
                 reach = 1.0
