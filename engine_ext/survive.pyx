@@ -981,13 +981,16 @@ GAME_INFOS = (
         # --sprt=0,30 --workers 1, 2026-12-02). Each new child the best of 8 candidates instead of 4 beat it by +55 Elo
         # [16, 96] (SPRT 0/30 accepted after 118 pairs: --bot c8=ismcts,time_ms=30,candidates=8 --bot
         # c4=ismcts,time_ms=30 --lineup c8,c4 --deals 300 --sprt=0,30 --workers 1, 2026-12-02); widening 1 and 3
-        # both lost to 2 (H0).
+        # both lost to 2 (H0). "tide" (rafts, and an Adventurer its seat lacks the movements to rescue before the
+        # expected end of the game counts for less) beat "rafts" at equal time by +209 Elo [130, 313] (SPRT 0/30
+        # accepted after 40 pairs: --bot tide=ismcts,time_ms=30,heuristic=tide --bot rafts=ismcts,time_ms=30
+        # --lineup tide,rafts --deals 300 --sprt=0,30 --workers 1, 2026-12-02): "tide" is the default since.
         search_defaults=SearchDefaults(
             exploration=0.02,
             playout_depth=0,
             light_playouts=True,
             baseline=True,
-            heuristic="rafts",
+            heuristic="tide",
             candidates=8,
             widening=2.0,
         ),
