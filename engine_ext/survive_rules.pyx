@@ -1443,9 +1443,9 @@ cdef void budgeted(const Survive* s, const double* worth, const double* cost, do
             estimate[seat] += worth[i] * (TIDE_FLOOR + (1.0 - TIDE_FLOOR) * reach)
 
 
-cdef void s_tide_heuristic(const void* p, double* out) noexcept nogil:
-    """``tide``: ``rafts`` with the clock seen: an Adventurer its seat lacks the movements to rescue before the
-    expected end of the game counts for less (``budgeted``)."""
+cdef void tide_estimate(const void* p, double* out, double points) noexcept nogil:
+    """``rafts`` with the clock seen: an Adventurer its seat lacks the movements to rescue before the expected end of
+    the game counts for less (``budgeted``); win shares by a softmax at ``points`` points per e."""
     cdef const Survive* s = <const Survive*>p
     cdef double estimate[MAX_SEATS]
     cdef double worth[MAX_MEEPLES]
@@ -1464,7 +1464,18 @@ cdef void s_tide_heuristic(const void* p, double* out) noexcept nogil:
             if cost[i] < 0.6:
                 cost[i] = 0.6
     budgeted(s, worth, cost, estimate)
-    shares_of(s, estimate, out)
+    shares_of(s, estimate, out, points)
+
+
+cdef void s_tide_heuristic(const void* p, double* out) noexcept nogil:
+    """``tide`` (Survive's default): ``tide_estimate`` at 4 points per e."""
+    tide_estimate(p, out, 4.0)
+
+
+cdef void s_calm_heuristic(const void* p, double* out) noexcept nogil:
+    """``calm``: ``tide`` with win shares from a softmax at 8 points per e instead of 4, so that a seat well ahead
+    or behind still sees its moves' differences in its share."""
+    tide_estimate(p, out, 8.0)
 
 
 cdef void s_danger_heuristic(const void* p, double* out) noexcept nogil:
@@ -1481,12 +1492,6 @@ cdef void s_escape_heuristic(const void* p, double* out) noexcept nogil:
 cdef void s_rafts_heuristic(const void* p, double* out) noexcept nogil:
     """``rafts`` (Survive's default): ``escape`` with a raft passenger's spaces counted 0.6 each."""
     threatened_estimate(p, out, 0.4, 0.6)
-
-
-cdef void s_calm_heuristic(const void* p, double* out) noexcept nogil:
-    """``calm``: ``rafts`` with win shares from a softmax at 8 points per e instead of 4, so that a seat well ahead
-    or behind still sees its moves' differences in its share."""
-    threatened_estimate(p, out, 0.4, 0.6, 8.0)
 
 
 cdef void hunted_estimate(const void* p, double* out, double swim_steps) noexcept nogil:

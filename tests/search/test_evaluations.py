@@ -238,9 +238,9 @@ def test_tide_counts_an_adventurer_its_seat_cannot_bring_home_in_time_for_less()
     assert scored(spent, "tide")[0] < 0.48
 
 
-def test_calm_keeps_the_order_of_rafts_at_half_the_slope():
+def test_calm_keeps_the_order_of_tide_at_half_the_slope():
     for state in (race({"shark": ["(2,-5)"]}), race({})):  # red's swimmer within a Shark's reach, or not
-        rafts, calm = scored(state, "rafts")[0], scored(state, "calm")[0]
-        assert abs(rafts - 0.5) > 0.005 and min(rafts, 0.5) < calm < max(rafts, 0.5)
+        tide, calm = scored(state, "tide")[0], scored(state, "calm")[0]
+        assert abs(tide - 0.5) > 0.005 and min(tide, 0.5) < calm < max(tide, 0.5)
     # The same treasure gap read at 8 points per e instead of 4: logit halves.
-        assert math.log(calm / (1 - calm)) == pytest.approx(math.log(rafts / (1 - rafts)) / 2)
+        assert math.log(calm / (1 - calm)) == pytest.approx(math.log(tide / (1 - tide)) / 2)
