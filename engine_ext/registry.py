@@ -98,6 +98,7 @@ class SearchDefaults:
     canonical_order: bool = False  # tree search: consecutive own moves that commute are searched in one order only
     open_loop: bool = False  # ISMCTS: the searching seat's tree follows its own moves only (see SearchConfig)
     reuse: bool = False  # ISMCTS in a game loop: a bot seat's next search starts from its kept subtree
+    setup_algorithm: str = "same"  # what a search plays at set-up decisions (GameInfo.in_setup): "same" or "greedy"
     playout_depth: int = -1
     light_playouts: bool = True
     baseline: bool = True
@@ -127,6 +128,8 @@ class GameInfo:
     # for a game without one. ``SearchConfig.heuristic`` picks one by name.
     heuristics: tuple[str, ...] = ()
     search_defaults: SearchDefaults = SearchDefaults()
+    # Whether a state is at a set-up decision (SearchConfig.setup_algorithm); None: the game has no set-up decisions.
+    in_setup: Callable[[Any], bool] | None = None
 
     def option(self, name: str) -> GameOption:
         for option in self.options:

@@ -124,6 +124,10 @@ cdef class SurviveState(State):
     def _parse_move_text(self, str text):
         return _parse_move(text)
 
+    def in_setup(self):
+        """Whether the position is a set-up decision (placing Adventurers or Rafts)."""
+        return self.g().phase < PH_ACTION
+
     def _raft_at(self, int node):
         return node < FIRST_RESCUE and self.g().raft[node]
 
@@ -945,6 +949,7 @@ GAME_INFOS = (
                        "that holds a real board; default: shuffled by the seed", required_length=NUM_SLOTS),
         ),
         belief_summary=belief_summary,
+        in_setup=SurviveState.in_setup,
         random_setup=True,
         benchmark_players=4,
         # ISMCTS at 300 iterations does not beat greedy here (0.53 [0.40, 0.67] over 30 deal groups); at 1,000 it

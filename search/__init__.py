@@ -31,6 +31,7 @@ from search.mcts import Control
 __all__ = ["ALGORITHMS", "Control", "Move", "SearchConfig", "SearchResult", "TreeKeeper", "suggest"]
 
 ALGORITHMS = ("ismcts", "pimc", "flat", "greedy", "random", "cheat")
+SEARCHES = ("ismcts", "pimc", "flat", "cheat")  # the algorithms that ``setup_algorithm`` can stand in for
 DEFAULT_ITERATIONS = 1000
 MAX_NODES = 4_000_000
 FASTEST_ITERATIONS_PER_S = 250_000
@@ -62,6 +63,9 @@ class SearchConfig:
     ``reuse`` (ISMCTS): when the caller passes a ``TreeKeeper`` (the game loop, ``search.play``, keeps one per bot
     seat), the search starts from the subtree of the seat's previous search that the moves since lead to, and keeps
     its trees for the next; without a keeper it has no effect.
+    ``setup_algorithm``: at the game's set-up decisions (``GameInfo.in_setup``: Survive's placements) a search
+    (``ismcts``, ``pimc``, ``flat``, ``cheat``) plays this algorithm instead, on the same budget (``"greedy"``: the
+    evaluation one ply on over sampled worlds); ``"same"``: the search itself.
     ``playout_depth``: playout steps before the game's
     heuristic scores the position (-1: to the end). ``light_playouts``: playouts use the game's light policy where it
     has one. ``baseline``: tree values are learnt relative to the heuristic value of the root in each sampled world (a
@@ -84,6 +88,7 @@ class SearchConfig:
     canonical_order: bool | None = None
     open_loop: bool | None = None
     reuse: bool | None = None
+    setup_algorithm: str | None = None
     playout_depth: int | None = None
     light_playouts: bool | None = None
     baseline: bool | None = None
@@ -121,6 +126,7 @@ class SearchConfig:
             canonical_order=defaults.canonical_order if self.canonical_order is None else self.canonical_order,
             open_loop=defaults.open_loop if self.open_loop is None else self.open_loop,
             reuse=defaults.reuse if self.reuse is None else self.reuse,
+            setup_algorithm=defaults.setup_algorithm if self.setup_algorithm is None else self.setup_algorithm,
             scaled_exploration=(
                 defaults.scaled_exploration if self.scaled_exploration is None else self.scaled_exploration
             ),
@@ -221,6 +227,13 @@ def suggest(
         raise TypeError(f"suggest() got unknown settings {unknown}; SearchConfig lists them") from None
     _check_request(state, seat, config, allow_cheat)
     config = config.resolved(info)
+    if (
+        config.setup_algorithm != "same"
+        and config.algorithm in SEARCHES
+        and info.in_setup is not None
+        and info.in_setup(state)
+    ):
+        config = replace(config, algorithm=config.setup_algorithm)
     control = control or Control()
     started = time.perf_counter()
     deadline = mcts.monotonic() + config.time_ms / 1000.0 if config.time_ms is not None else 0.0
@@ -278,6 +291,12 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
         raise ValueError(f"iterations: expected at least 1, got {config.iterations}")
     if config.time_ms is not None and config.time_ms <= 0:
         raise ValueError(f"time_ms: expected a positive time, got {config.time_ms}")
+    if config.setup_algorithm is not None and config.setup_algorithm not in ("same", "greedy", "random", *SEARCHES):
+        raise ValueError(
+            f"setup_algorithm: expected 'same' or one of {', '.join(ALGORITHMS)}, got {config.setup_algorithm!r}"
+        )
+    if config.setup_algorithm == "cheat" and not allow_cheat:
+        raise ValueError("setup_algorithm: 'cheat' reads hidden information and is only for benchmarks")
     if config.heuristic is not None:
         mcts.heuristic_index(state, config.heuristic)  # raises ValueError naming what the game offers
     if config.candidates is not None and config.candidates < 1:
