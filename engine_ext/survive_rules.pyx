@@ -1407,7 +1407,7 @@ cdef void budgeted(const Survive* s, const double* worth, const double* cost, do
     cdef int order[MAX_SEATS][MAX_MEEPLES]
     cdef int count[MAX_SEATS]
     cdef int i, j, k, seat, off, meeples = s.num_colours * MEEPLES_PER_COLOUR
-    cdef bint current = s.phase <= PH_RISING     # this turn's Rising Waters is still ahead (turn 0 is the active seat's)
+    cdef bint current = s.phase <= PH_RISING     # this turn's Rising Waters is ahead: turn 0 is the active seat's
     for seat in range(s.num_players):
         count[seat] = 0
     for i in range(meeples):                        # each seat's Adventurers by treasure per movement, highest first
@@ -1450,7 +1450,7 @@ cdef void tide_estimate(const void* p, double* out, double points) noexcept nogi
     cdef double estimate[MAX_SEATS]
     cdef double worth[MAX_MEEPLES]
     cdef double cost[MAX_MEEPLES]
-    cdef int i, seat
+    cdef int i
     cdef const Meeple* m
     if s.phase == PH_OVER:
         s_returns(p, out)

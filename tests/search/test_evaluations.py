@@ -35,7 +35,8 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
     for info in map(engine_ext.game_info, engine_ext.GAMES):
         if info.search_defaults.heuristic is not None:
             assert info.search_defaults.heuristic in info.heuristics
-    assert engine_ext.game_info("survive").heuristics == ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm")
+    survive = ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm")
+    assert engine_ext.game_info("survive").heuristics == survive
     assert engine_ext.game_info("kuhn_poker").heuristics == ()
 
 
@@ -242,5 +243,5 @@ def test_calm_keeps_the_order_of_tide_at_half_the_slope():
     for state in (race({"shark": ["(2,-5)"]}), race({})):  # red's swimmer within a Shark's reach, or not
         tide, calm = scored(state, "tide")[0], scored(state, "calm")[0]
         assert abs(tide - 0.5) > 0.005 and min(tide, 0.5) < calm < max(tide, 0.5)
-    # The same treasure gap read at 8 points per e instead of 4: logit halves.
+        # The same treasure gap read at 8 points per e instead of 4: logit halves.
         assert math.log(calm / (1 - calm)) == pytest.approx(math.log(tide / (1 - tide)) / 2)

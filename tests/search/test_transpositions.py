@@ -4,12 +4,12 @@
 import random
 
 import pytest
+from survive_positions import apply, position
 
 import engine_ext
 import search
 from engine_ext import survive, survive_board
 from search import bench
-from survive_positions import apply, position
 
 
 def settle_choices(state, player):
