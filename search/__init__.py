@@ -65,7 +65,8 @@ class SearchConfig:
     its trees for the next; without a keeper it has no effect.
     ``setup_algorithm``: at the game's set-up decisions (``GameInfo.in_setup``: Survive's placements) a search
     (``ismcts``, ``pimc``, ``flat``, ``cheat``) plays this algorithm instead, on the same budget (``"greedy"``: the
-    evaluation one ply on over sampled worlds); ``"same"``: the search itself.
+    evaluation one ply on over sampled worlds, never fewer than its own ``GREEDY_SAMPLES``); ``"same"``: the search
+    itself.
     ``playout_depth``: playout steps before the game's
     heuristic scores the position (-1: to the end). ``light_playouts``: playouts use the game's light policy where it
     has one. ``baseline``: tree values are learnt relative to the heuristic value of the root in each sampled world (a
@@ -226,6 +227,8 @@ def suggest(
         unknown = sorted(set(settings) - {f.name for f in fields(SearchConfig)})
         raise TypeError(f"suggest() got unknown settings {unknown}; SearchConfig lists them") from None
     _check_request(state, seat, config, allow_cheat)
+    if keeper is not None and keeper.seat != seat:
+        raise ValueError(f"keeper: it keeps seat {keeper.seat}'s trees, not seat {seat}'s")
     config = config.resolved(info)
     if (
         config.setup_algorithm != "same"
@@ -233,7 +236,12 @@ def suggest(
         and info.in_setup is not None
         and info.in_setup(state)
     ):
-        config = replace(config, algorithm=config.setup_algorithm)
+        iterations = config.iterations
+        if config.setup_algorithm == "greedy" and iterations is not None:
+            # Never fewer sampled worlds than greedy's own (a small budget over a few hundred placements would
+            # leave it one or two); its evaluations are cheap beside a search's iterations.
+            iterations = max(iterations, GREEDY_SAMPLES * len(state.legal_actions()))
+        config = replace(config, algorithm=config.setup_algorithm, iterations=iterations)
     control = control or Control()
     started = time.perf_counter()
     deadline = mcts.monotonic() + config.time_ms / 1000.0 if config.time_ms is not None else 0.0
@@ -343,8 +351,6 @@ def _tree_search(
     forests: list = [None] * threads
     path = None
     if keeper is not None and config.reuse and config.algorithm == "ismcts":
-        if keeper.seat != seat:
-            raise ValueError(f"keeper: it keeps seat {keeper.seat}'s trees, not seat {seat}'s")
         # Trees learnt under other settings (or another game) are not reused; a new thread count starts afresh.
         budgetless = replace(config, seed=0, iterations=None, time_ms=None, top_k=0, worlds=None, node_capacity=None)
         fingerprint = (state.game_name, players, budgetless)

@@ -175,8 +175,9 @@ def test_candidates_expand_the_heuristics_best_move_first():
 def test_widening_bounds_the_children_of_a_node_by_its_visits():
     state = engine_ext.new_game("survive", 2, seed=1)  # the first set-up placement: about 200 moves
     assert len(state.legal_actions()) > 100
-    wide = search.suggest(state, 0, iterations=100, top_k=500, seed=1, widening=0.0)
-    narrow = search.suggest(state, 0, iterations=100, top_k=500, seed=1, widening=1.0)
+    tree = {"iterations": 100, "top_k": 500, "seed": 1, "setup_algorithm": "same"}  # searched, not greedy
+    wide = search.suggest(state, 0, widening=0.0, **tree)
+    narrow = search.suggest(state, 0, widening=1.0, **tree)
     assert len(wide.moves) == 100  # every iteration tried a new move
     assert len(narrow.moves) <= 11  # ceil(1.0 * sqrt(100 + 1))
     with pytest.raises(ValueError, match="widening"):

@@ -14,6 +14,10 @@ import search
 TREE_ALGORITHMS = ("ismcts", "pimc", "flat", "greedy", "random")
 
 
+# Survive's first decisions are set-up placements, which the defaults leave to greedy; these tests search them.
+SEARCHED = {"setup_algorithm": "same"}
+
+
 def kuhn(*actions):
     state = engine_ext.new_game("kuhn_poker", 2)
     for a in actions:
@@ -189,15 +193,15 @@ def test_same_seed_and_iterations_give_the_same_result(algorithm):
 
 def test_threads_with_an_iteration_budget_are_deterministic_too():
     state = engine_ext.new_game("survive", 4, seed=1)
-    a = search.suggest(state, 0, iterations=2000, seed=5, threads=2)
-    b = search.suggest(state, 0, iterations=2000, seed=5, threads=2)
+    a = search.suggest(state, 0, iterations=2000, seed=5, threads=2, **SEARCHED)
+    b = search.suggest(state, 0, iterations=2000, seed=5, threads=2, **SEARCHED)
     assert comparable(a) == comparable(b) and a.stats["iterations"] == 2000
 
 
 def test_time_budget_stops_near_the_deadline():
     state = engine_ext.new_game("survive", 4, seed=1)
     started = time.perf_counter()
-    result = search.suggest(state, 0, time_ms=100)
+    result = search.suggest(state, 0, time_ms=100, **SEARCHED)
     elapsed = (time.perf_counter() - started) * 1000
     assert result.stats["iterations"] > 0
     assert 95 <= result.stats["elapsed_ms"] and elapsed < 100 + 150, f"took {elapsed:.0f} ms for a 100 ms budget"
@@ -207,7 +211,8 @@ def test_cancel_stops_the_search_and_returns_the_best_so_far():
     state = engine_ext.new_game("survive", 4, seed=1)
     control = search.Control()
     results = []
-    worker = threading.Thread(target=lambda: results.append(search.suggest(state, 0, time_ms=30_000, control=control)))
+    long_search = {"time_ms": 30_000, "control": control, **SEARCHED}
+    worker = threading.Thread(target=lambda: results.append(search.suggest(state, 0, **long_search)))
     worker.start()
     time.sleep(0.2)
     cancelled_at = time.perf_counter()
@@ -230,7 +235,7 @@ def test_the_search_releases_the_interpreter_while_it_runs():
 
     alone = count_for(0.3)
     state = engine_ext.new_game("survive", 4, seed=1)
-    worker = threading.Thread(target=lambda: search.suggest(state, 0, time_ms=600, threads=2))
+    worker = threading.Thread(target=lambda: search.suggest(state, 0, time_ms=600, threads=2, **SEARCHED))
     worker.start()
     time.sleep(0.05)
     beside = count_for(0.3)
@@ -241,7 +246,7 @@ def test_the_search_releases_the_interpreter_while_it_runs():
 # --- Results --------------------------------------------------------------------------------------------------------
 def test_result_ranks_by_visits_and_reports_statistics():
     state = engine_ext.new_game("survive", 4, seed=1)
-    result = search.suggest(state, 0, iterations=3000, top_k=4)
+    result = search.suggest(state, 0, iterations=3000, top_k=4, **SEARCHED)
     visits = [m.visits for m in result.moves]
     assert visits == sorted(visits, reverse=True) and len(result.moves) == 4
     best = result.best
@@ -281,8 +286,9 @@ def test_an_open_loop_tree_holds_only_the_searching_seats_moves():
     # Survive set-up: placements alternate, so the closed-loop tree interleaves the other seat's; the open one does not,
     # and its own placements still chain (the other seat's turn, played by policy, no longer ends the iteration).
     state = engine_ext.new_game("survive", 2, seed=1)
-    shallow = search.suggest(state, 0, iterations=3000, seed=1, profile=True).stats["profile"]["levels"]
-    deep = search.suggest(state, 0, iterations=3000, seed=1, profile=True, open_loop=True).stats["profile"]["levels"]
+    tree = {"iterations": 3000, "seed": 1, "profile": True, **SEARCHED}
+    shallow = search.suggest(state, 0, **tree).stats["profile"]["levels"]
+    deep = search.suggest(state, 0, open_loop=True, **tree).stats["profile"]["levels"]
     assert all(level["others"] == 0 for level in deep)
     assert sum(lv["own"] for lv in deep) > 0 and len(deep) >= 3
     assert shallow[2]["others"] > 0

@@ -23,10 +23,16 @@ def first_action_phase(seed):
 def test_a_set_up_decision_is_played_by_the_setup_algorithm_on_the_same_budget():
     state = engine_ext.new_game("survive", 2, seed=4)
     assert engine_ext.game_info("survive").in_setup(state)
-    hybrid = search.suggest(state, 0, iterations=2000, seed=3, setup_algorithm="greedy")
-    greedy = search.suggest(state, 0, algorithm="greedy", iterations=2000, seed=3)
-    assert hybrid.stats["algorithm"] == "greedy"
-    assert [(m.action, m.value) for m in hybrid.moves] == [(m.action, m.value) for m in greedy.moves]
+    moves = len(state.legal_actions())
+    big = search.suggest(state, 0, iterations=20 * moves, seed=3, setup_algorithm="greedy")
+    greedy = search.suggest(state, 0, algorithm="greedy", iterations=20 * moves, seed=3)
+    assert big.stats["algorithm"] == "greedy" and big.stats["worlds_sampled"] == 20
+    assert [(m.action, m.value) for m in big.moves] == [(m.action, m.value) for m in greedy.moves]
+    # A budget smaller than greedy's own sample still gets greedy's own worlds, not one or two.
+    small = search.suggest(state, 0, iterations=200, seed=3, setup_algorithm="greedy")
+    own = search.suggest(state, 0, algorithm="greedy", seed=3)
+    assert small.stats["worlds_sampled"] == own.stats["worlds_sampled"] == search.GREEDY_SAMPLES
+    assert [m.action for m in small.moves] == [m.action for m in own.moves]
     assert search.suggest(state, 0, iterations=200, seed=3, setup_algorithm="same").stats["algorithm"] == "ismcts"
 
 

@@ -47,16 +47,16 @@ def test_the_seats_next_search_starts_from_the_subtree_its_observations_lead_to(
 
 
 def test_a_line_the_tree_never_took_starts_afresh_and_settings_changes_drop_the_trees():
-    state = engine_ext.new_game("survive", 2, seed=4)
+    state = engine_ext.new_game("survive", 2, seed=4)  # a set-up placement, searched rather than left to greedy
     keeper = search.TreeKeeper(0)
-    search.suggest(state, 0, iterations=300, seed=1, reuse=True, keeper=keeper)
+    search.suggest(state, 0, iterations=300, seed=1, reuse=True, keeper=keeper, setup_algorithm="same")
     kept = keeper.nodes
     assert kept > 0
     keeper.path = [2**30 + 7]  # no such observed action under the root
-    result = search.suggest(state, 0, iterations=300, seed=1, reuse=True, keeper=keeper)
+    result = search.suggest(state, 0, iterations=300, seed=1, reuse=True, keeper=keeper, setup_algorithm="same")
     assert result.stats["reused_nodes"] == 0 and keeper.path == []
     # Other settings (here the UCB constant) learnt other values: the kept trees are dropped, not mixed in.
-    search.suggest(state, 0, iterations=300, seed=1, reuse=True, keeper=keeper, exploration=0.5)
+    search.suggest(state, 0, iterations=300, seed=1, reuse=True, keeper=keeper, setup_algorithm="same", exploration=0.5)
     assert keeper.path == [] and keeper.fingerprint[2].exploration == 0.5
     with pytest.raises(ValueError, match="keeper"):
         search.suggest(state, 0, iterations=10, reuse=True, keeper=search.TreeKeeper(1))

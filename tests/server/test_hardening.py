@@ -3,6 +3,7 @@ gets its right status, and the store keeps its secrets (service hardening)."""
 
 import json
 import os
+import random
 import signal
 import sqlite3
 import stat
@@ -19,6 +20,7 @@ from conftest import field_violations as field_of
 import engine_ext
 from atoll.client import AtollClient
 from atoll.v1 import atoll_pb2 as pb
+from search import bench
 from server import codec
 
 HEALTH_LIMIT_S = 0.05  # docs/api.md promises health checks under 50 ms whatever clients do
@@ -94,7 +96,14 @@ class HealthProbe:
 
 
 def survive_observation() -> pb.Observation:
+    """Seat 0's first Action phase of a 4-player game (set-up placements are greedy's by default, not a search)."""
     state = engine_ext.new_game("survive", 4, seed=2)
+    rng = random.Random(2)
+    while state.in_setup() or state.current_player() != 0:
+        if state.current_player() == engine_ext.CHANCE:
+            bench.random_step(state, rng)
+        else:
+            state.apply(rng.choice(state.legal_actions()))
     return codec.observation_to_proto(state.observation(0))
 
 

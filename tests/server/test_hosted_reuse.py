@@ -39,7 +39,7 @@ def test_a_hosted_bot_reuses_its_trees_across_a_humans_moves(host, monkeypatch):
 
 
 def test_a_failed_request_forgets_the_kept_trees(host):
-    bot = BotSettings("ismcts", iterations=500, reuse=True)
+    bot = BotSettings("ismcts", iterations=500, reuse=True, setup_algorithm="same")  # its set-up placement searched
     created = host.create("survive", 2, 3, {}, [None, bot], search.Control())
     hosted = host._games[created.game_id]
     state = hosted.position.state
