@@ -1375,9 +1375,9 @@ cdef void threatened_estimate(const void* p, double* out, double removal_weight,
 
 cdef double turns_left(const Survive* s) noexcept nogil:
     """How many turns (any seat's) the game is expected to last from here, counted in Rising Waters: one tile a turn
-    while a tile bearing the hourglass remains, two after; the game ends at the third Volcano, which lies among the
-    Mountain tiles left at the expected place of the last of the Volcanoes still face down (no clock when too few
-    Mountain tiles are left for it)."""
+    while a tile bearing the hourglass remains, two after; the game ends at the third Volcano: of the Volcanoes still
+    face down (4 in the Mountain backs), the one that makes three is expected at its order statistic's place among the
+    Mountain tiles left (no clock when too few Volcanoes or Mountain tiles are left for it)."""
     cdef int c, k, hourglass = 0, mountains = 0
     cdef double later = 0.0
     cdef int needed = 3 - s.volcanoes
