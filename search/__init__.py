@@ -299,7 +299,7 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
         raise ValueError(f"iterations: expected at least 1, got {config.iterations}")
     if config.time_ms is not None and config.time_ms <= 0:
         raise ValueError(f"time_ms: expected a positive time, got {config.time_ms}")
-    if config.setup_algorithm is not None and config.setup_algorithm not in ("same", "greedy", "random", *SEARCHES):
+    if config.setup_algorithm is not None and config.setup_algorithm not in ("same", *ALGORITHMS):
         raise ValueError(
             f"setup_algorithm: expected 'same' or one of {', '.join(ALGORITHMS)}, got {config.setup_algorithm!r}"
         )
