@@ -215,11 +215,12 @@ def test_implicit_minimax_values_a_line_of_own_moves_by_its_end_not_its_mean():
         search.suggest(state, 0, minimax=1.5)
 
 
-def clocked(mountains: tuple, moves_left: int):
+def clocked(mountains: tuple, moves_left: int, forests: tuple = (), hourglass: str = "beach_forest"):
     """Red (seat 0, to move) and green each with a 5 on a Mountain five spaces from a Rescue Island, and more
-    Mountains: with three Volcanoes face down among them, the game's end is near."""
-    tiles = {cell: "m" for cell in (SWIMMER, "(-2,3)") + mountains}
-    return position(adventurers={"red": [(SWIMMER, 5)], "green": [("(-2,3)", 5)]}, tiles=tiles, moves_left=moves_left)
+    Mountains: the third Volcano is expected among them (4 face down), so the game's end is near."""
+    tiles = {cell: "m" for cell in (SWIMMER, "(-2,3)") + mountains} | {cell: "f" for cell in forests}
+    adventurers = {"red": [(SWIMMER, 5)], "green": [("(-2,3)", 5)]}
+    return position(adventurers=adventurers, tiles=tiles, moves_left=moves_left, hourglass=hourglass)
 
 
 def test_tide_is_rafts_while_the_game_has_no_clock():
@@ -230,7 +231,7 @@ def test_tide_is_rafts_while_the_game_has_no_clock():
 
 
 def test_tide_counts_an_adventurer_its_seat_cannot_bring_home_in_time_for_less():
-    # Five Mountains, about 2.25 turns left: red moves now (3 movements and a little more), green has under 2.
+    # Five Mountains, about 1.8 turns left: red has its 3 movements and a little more, green little over 1.
     fresh = clocked(("(0,-2)", "(1,-2)", "(-1,-2)"), 3)
     assert scored(fresh, "rafts")[0] == pytest.approx(0.5)
     assert scored(fresh, "tide")[0] > 0.52
@@ -238,6 +239,15 @@ def test_tide_counts_an_adventurer_its_seat_cannot_bring_home_in_time_for_less()
     spent = clocked(("(0,-2)", "(1,-2)", "(-1,-2)"), 0)
     assert scored(spent, "rafts")[0] == pytest.approx(0.5)
     assert scored(spent, "tide")[0] < 0.48
+
+
+def test_tide_counts_forests_without_the_hourglass_two_a_turn():
+    # Two Forests more: with the hourglass on Forests they add two turns and both seats have time enough; with the
+    # hourglass on Beaches only they go two a turn, the game is shorter and red's movements in hand weigh more.
+    mountains, forests = ("(0,-2)", "(1,-2)", "(-1,-2)"), ("(0,-3)", "(1,-3)")
+    both = scored(clocked(mountains, 3, forests, "beach_forest"), "tide")[0]
+    beach = scored(clocked(mountains, 3, forests, "beach"), "tide")[0]
+    assert 0.5 < both < beach - 0.01
 
 
 def test_calm_keeps_the_order_of_tide_at_half_the_slope():
