@@ -34,6 +34,7 @@ ALGORITHMS = ("ismcts", "pimc", "flat", "greedy", "random", "cheat")
 SEARCHES = ("ismcts", "pimc", "flat", "cheat")  # the algorithms that ``setup_algorithm`` can stand in for
 DEFAULT_ITERATIONS = 1000
 MAX_NODES = 4_000_000
+MIN_NODES = 64  # a tree per seat needs its roots and room to grow
 FASTEST_ITERATIONS_PER_S = 250_000
 GREEDY_SAMPLES = 8
 BELIEF_WORLDS = 32
@@ -297,14 +298,22 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
         raise ValueError(f"seat: seat {seat} is not to act; {who} is")
     if config.iterations is not None and config.iterations < 1:
         raise ValueError(f"iterations: expected at least 1, got {config.iterations}")
-    if config.time_ms is not None and config.time_ms <= 0:
-        raise ValueError(f"time_ms: expected a positive time, got {config.time_ms}")
+    if config.time_ms is not None and not 0 < config.time_ms < float("inf"):
+        raise ValueError(f"time_ms: expected a positive, finite time, got {config.time_ms}")
     if config.setup_algorithm is not None and config.setup_algorithm not in ("same", *ALGORITHMS):
         raise ValueError(
             f"setup_algorithm: expected 'same' or one of {', '.join(ALGORITHMS)}, got {config.setup_algorithm!r}"
         )
     if config.setup_algorithm == "cheat" and not allow_cheat:
         raise ValueError("setup_algorithm: 'cheat' reads hidden information and is only for benchmarks")
+    if config.exploration is not None and not 0 <= config.exploration < float("inf"):
+        raise ValueError(f"exploration: expected a finite constant of 0 or more, got {config.exploration}")
+    if config.worlds is not None and config.worlds < 1:
+        raise ValueError(f"worlds: expected at least 1, got {config.worlds}")
+    if config.playout_depth is not None and config.playout_depth < -1:
+        raise ValueError(f"playout_depth: expected -1 (play to the end) or 0 and more, got {config.playout_depth}")
+    if config.node_capacity is not None and config.node_capacity < MIN_NODES:
+        raise ValueError(f"node_capacity: expected at least {MIN_NODES}, got {config.node_capacity}")
     if config.heuristic is not None:
         mcts.heuristic_index(state, config.heuristic)  # raises ValueError naming what the game offers
     if config.candidates is not None and config.candidates < 1:

@@ -592,7 +592,9 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
         walk_free(&w)
         return 0
     while arena.count < w.trees:
-        new_node(arena, NO_NODE, -1, -1)               # one root per tree: node t is tree t's root
+        if new_node(arena, NO_NODE, -1, -1) == NO_NODE:  # one root per tree: node t is tree t's root
+            walk_free(&w)
+            return 0
     while not stop_now(prm, out.iterations) and (budget < 0 or done < budget):
         sample_world(vt, root, prm, rng, resample, &w, out)
         select_and_expand(vt, prm, arena, stats, rng, perfect, &w)

@@ -312,6 +312,13 @@ def test_belief_summary_describes_other_seats_hidden_values():
         ({"algorithm": "minimax"}, "algorithm"),
         ({"iterations": 0}, "iterations"),
         ({"time_ms": -1}, "time_ms"),
+        ({"time_ms": float("nan")}, "time_ms"),
+        ({"time_ms": float("inf")}, "time_ms"),
+        ({"exploration": -0.1}, "exploration"),
+        ({"exploration": float("nan")}, "exploration"),
+        ({"worlds": 0}, "worlds"),
+        ({"playout_depth": -2}, "playout_depth"),
+        ({"node_capacity": 0}, "node_capacity"),
         ({"top_k": 0}, "top_k"),
         ({"threads": 0}, "threads"),
     ],
@@ -319,6 +326,14 @@ def test_belief_summary_describes_other_seats_hidden_values():
 def test_bad_requests_name_the_field(kwargs, field):
     with pytest.raises(ValueError, match=f"^{field}"):
         search.suggest(kuhn(0, 2), 0, **kwargs)
+
+
+def test_the_smallest_node_capacity_searches_and_stops():
+    # A tree whose arena fills stops growing but finishes its budget (the roots always fit).
+    state = random_decision_positions("survive", 4, 60, seed=8)[-1]
+    result = search.suggest(state, state.current_player(), iterations=500, node_capacity=search.MIN_NODES)
+    assert result.stats["iterations"] == 500
+    assert result.stats["nodes"] <= search.MIN_NODES
 
 
 def test_a_seat_that_is_not_to_act_is_refused():
