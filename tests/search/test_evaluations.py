@@ -148,9 +148,9 @@ def test_scaled_exploration_shrinks_with_the_spread_of_rewards():
     # Survive's control variate leaves rewards spread by a few hundredths: a constant of 1 spreads visits almost
     # evenly, the same constant in units of that spread concentrates them; a tiny constant concentrates them most.
     state = race({"shark": ["(2,-5)"]})
-    flat = visit_concentration(state, 0, exploration=1.0)
+    flat = visit_concentration(state, 0, exploration=1.0, scaled_exploration=False)
     scaled = visit_concentration(state, 0, exploration=1.0, scaled_exploration=True)
-    greedy = visit_concentration(state, 0, exploration=0.001)
+    greedy = visit_concentration(state, 0, exploration=0.001, scaled_exploration=False)
     assert flat < scaled < greedy
     assert scaled > 2 * flat
 
