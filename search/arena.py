@@ -476,6 +476,8 @@ def parse_config(text: str, game: str) -> tuple[str, BotSettings]:
             raise ValueError(f"{text!r}: unknown setting {key!r}; settings: {', '.join(sorted(known))}")
         kind = known[key].split("|")[0].strip()
         if kind == "bool":
+            if value.lower() not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+                raise ValueError(f"{text!r}: {key} is true or false, not {value!r}")
             fields[key] = value.lower() in ("1", "true", "yes", "on")
         elif kind == "float":
             fields[key] = float(value)

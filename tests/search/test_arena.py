@@ -148,6 +148,14 @@ def test_a_bad_configuration_is_one_line_on_stderr():
     assert done.returncode == 2 and "unknown setting 'iteratons'" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_bot_settings_text_parses_each_type_and_refuses_an_unclear_flag():
+    name, settings = arena.parse_config("s=ismcts,iterations=300,exploration=2,scaled_exploration=false", "survive")
+    assert (name, settings.iterations, settings.exploration, settings.scaled_exploration) == ("s", 300, 2.0, False)
+    assert arena.parse_config("s=ismcts,open_loop=on", "survive")[1].open_loop is True
+    with pytest.raises(ValueError, match="scaled_exploration is true or false, not 'ture'"):
+        arena.parse_config("s=ismcts,scaled_exploration=ture", "survive")
+
+
 def test_levels_name_their_configurations_and_a_game_may_replace_the_ladder(monkeypatch):
     from dataclasses import replace
 
