@@ -952,16 +952,10 @@ GAME_INFOS = (
         in_setup=SurviveState.in_setup,
         random_setup=True,
         benchmark_players=4,
-        # ISMCTS at 300 iterations does not beat greedy here (0.53 [0.40, 0.67] over 30 deal groups); at 1,000 it
-        # did (0.66 [0.54, 0.78], measured at the former UCB constant 0.2), and 3,000 beats 1,000 by SPRT
-        # (docs/benchmarks.md, "Strength levels"): the ladder starts searching at 1,000; level 5 is not yet measured.
-        bot_levels=(
-            {"algorithm": "random"},
-            {"algorithm": "greedy"},
-            {"algorithm": "ismcts", "iterations": 1_000},
-            {"algorithm": "ismcts", "iterations": 3_000},
-            {"algorithm": "ismcts", "iterations": 10_000},
-        ),
+        # The generic ladder (search.play.LEVELS: random, greedy, ISMCTS 300, 3,000, 30,000). At the current defaults
+        # (tide, greedy set-up, scaled exploration) 300 iterations beat greedy (+215 Elo [135, 323], SPRT 0/30 H1
+        # after 40 pairs) and 3,000 beat 300 (+96 Elo [42, 155], H1 after 65 pairs), while 3,000 against the former
+        # level 3 (1,000) was undecided after 64 pairs (+5 Elo [-51, 62]): docs/benchmarks.md, "Strength levels".
         # Chosen in the arena (docs/benchmarks.md, "Survive search defaults"): playouts cut at once and scored by the
         # heuristic, the root control variate, and UCB constant 0.02, which beat 0.2 at 1,000 iterations by +49 Elo
         # [13, 87] (SPRT 0/30 accepted after 124 pairs: atoll bench strength --game survive --players 2
