@@ -29,7 +29,11 @@ def positions(game: str, players: int, count: int, seed: int) -> list[engine_ext
     rng = random.Random(seed)
     found: list[engine_ext.State] = []
     info = engine_ext.game_info(game)
+    games = 0
     while len(found) < count:
+        games += 1
+        if games > 20 and not found:
+            raise SystemExit(f"{game}: no decisions with more than three legal moves outside set-up in 20 games")
         state = engine_ext.new_game(game, players, seed=rng.randrange(1 << 30))
         candidates = []
         while not state.is_terminal():
@@ -56,7 +60,10 @@ def main() -> None:
     parser.add_argument("--reference-iterations", type=int, default=60_000)
     parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args()
-    configs = json.loads(args.configs)
+    try:
+        configs = json.loads(args.configs)
+    except json.JSONDecodeError as err:
+        parser.error(f"--configs: not JSON ({err})")
     if not isinstance(configs, dict) or not all(isinstance(v, dict) for v in configs.values()):
         parser.error('--configs: expected a JSON object of name -> settings, e.g. {"c10": {"exploration": 0.1}}')
     stability = collections.defaultdict(list)
