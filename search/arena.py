@@ -310,18 +310,25 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
             out["configs"][name]["mean_score_of_wins"] = (
                 round(sum(won_scores) / len(won_scores), 3) if won_scores else None
             )
-    if len(lineup) == 2 and lineup[0] != lineup[1] and groups and all(returns_are_shares(g) for g in games):
-        first = lineup[0]
+    if one_against_field(lineup) and groups and all(returns_are_shares(g) for g in games):
+        first, players = lineup[0], len(lineup)
         pair_scores = [pair_score(first, group) for group in groups.values()]
         out["elo"] = {"of": first, "against": lineup[1]}
         if len(set(pair_scores)) == 1 and pair_scores[0] in (0.0, 1.0):
-            # Every pair won (or lost): no finite Elo fits; the Wilson interval on the win rate says how sure.
-            out["elo"].update(elo=None, interval=None, note=f"{first} {'won' if pair_scores[0] else 'lost'} every pair")
+            # Every group won (or lost): no finite Elo fits; the Wilson interval on the win rate says how sure.
+            what = f"{'won' if pair_scores[0] else 'lost'} every {'pair' if players == 2 else 'deal group'}"
+            out["elo"].update(elo=None, interval=None, note=f"{first} {what}")
         else:
-            elo, low, high = stats.elo_interval(pair_scores)
+            elo, low, high = stats.elo_interval_of_shares(pair_scores, players)
             out["elo"].update(elo=round(elo, 1), interval=[round(low, 1), round(high, 1)])
-        out["pentanomial"] = stats.pentanomial(pair_scores)
+        if players == 2:
+            out["pentanomial"] = stats.pentanomial(pair_scores)
     return out
+
+
+def one_against_field(lineup: Sequence[str]) -> bool:
+    """A lineup of one configuration against copies of another ("A,B" or "A,B,B,B"): what Elo and the SPRT compare."""
+    return len(lineup) >= 2 and lineup[0] != lineup[1] and len(set(lineup[1:])) == 1
 
 
 def returns_are_shares(game: dict) -> bool:
@@ -339,7 +346,7 @@ def win_shares(returns: Sequence[float]) -> list[float]:
 
 
 def pair_score(name: str, group: list[dict]) -> float:
-    """``name``'s mean share over a 2-player deal group (a pair): 0, 0.25, ..., 1."""
+    """``name``'s mean share over a deal group (with two seats, a pair: 0, 0.25, ..., 1)."""
     shares = [win_shares(game["returns"])[game["seats"].index(name)] for game in group]
     return sum(shares) / len(shares)
 
@@ -372,11 +379,13 @@ def openskill_ratings(results: list[dict]) -> dict:
 
 
 def sprt_stop(match: str, first: str, elo0: float, elo1: float, lineup: Sequence[str]) -> Callable[[list[dict]], bool]:
-    """A ``stop`` for ``run``: end when the SPRT on ``match``'s complete pairs reaches a verdict."""
+    """A ``stop`` for ``run``: end when the SPRT on ``match``'s complete deal groups reaches a verdict (pairs with
+    two seats; ``stats.group_sprt`` with more)."""
 
     def stop(results: list[dict]) -> bool:
         groups = complete_groups(lineup, [r for r in results if r["match"] == match])
-        return stats.sprt([pair_score(first, g) for g in groups.values()], elo0, elo1).verdict != "continue"
+        scores = [pair_score(first, g) for g in groups.values()]
+        return stats.group_sprt(scores, elo0, elo1, len(lineup)).verdict != "continue"
 
     return stop
 

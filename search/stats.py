@@ -5,6 +5,11 @@ Conventions. A game's *win share* for a seat is its return in a board game (1 fo
 otherwise). A *deal group* is one deal (one seed) replayed with the seats permuted; its games are not independent of
 each other, so intervals on shares are taken over deal groups, never over single games. A *pair* is the deal group of
 a 2-player match: the same deal with colours reversed, scoring 0, 0.5, 1, 1.5 or 2 for the first bot (pentanomial).
+
+Elo with more than two seats. One configuration X Elo stronger than each of its N - 1 equal opponents wins a game of N
+with probability r / (r + N - 1), r = 10^(X / 400) (the Bradley-Terry / Luce choice model behind Elo and Plackett-Luce
+ratings); with two seats this is the usual logistic Elo. The SPRT and the Elo intervals of a lineup "A, B, ..., B"
+use this mapping, over A's mean share per deal group.
 """
 
 from __future__ import annotations
@@ -76,6 +81,28 @@ def score_from_elo(elo: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
+def share_from_elo(elo: float, players: int) -> float:
+    """The win share of one seat ``elo`` stronger than each of its ``players - 1`` equal opponents."""
+    ratio = 10.0 ** (elo / 400.0)
+    return ratio / (ratio + players - 1)
+
+
+def elo_from_share(share: float, players: int) -> float:
+    """The Elo advantage over each of ``players - 1`` equal opponents whose win share is ``share`` (clamped away from
+    0 and 1); ``elo_from_score`` with two seats."""
+    share = min(max(share, 1e-6), 1 - 1e-6)
+    return 400.0 * math.log10(share * (players - 1) / (1.0 - share))
+
+
+def elo_interval_of_shares(group_shares: Sequence[float], players: int) -> tuple[float, float, float]:
+    """Elo of the first configuration with a 95 % interval, from its mean share per deal group against ``players -
+    1`` copies of one opponent; ``elo_interval`` with two seats."""
+    interval = mean_interval(group_shares)
+    if interval.n < 2:
+        return (elo_from_share(interval.mean, players), -math.inf, math.inf)
+    return tuple(elo_from_share(x, players) for x in (interval.mean, interval.low, interval.high))
+
+
 def elo_interval(pair_scores: Sequence[float]) -> tuple[float, float, float]:
     """Elo difference of the first bot with a 95 % interval, from per-pair mean scores in [0, 1] (each pair's score
     over its two games divided by 2); the interval of the mean score is mapped through the logistic."""
@@ -138,8 +165,9 @@ class SprtResult:
     llr: float
     lower: float  # accept H0 (not stronger by elo1) at or below
     upper: float  # accept H1 (stronger by elo1) at or above
-    pairs: int
-    counts: list[int]
+    pairs: int  # pairs, or deal groups with more than two seats
+    counts: list[int]  # pentanomial counts, or with more than two seats the groups per value of ``outcomes``
+    outcomes: list[float] | None = None  # the distinct group scores counted (more than two seats)
 
     @property
     def verdict(self) -> str:
@@ -159,4 +187,41 @@ def sprt(pair_scores: Sequence[float], elo0: float, elo1: float, alpha: float = 
         upper=math.log((1 - beta) / alpha),
         pairs=len(pair_scores),
         counts=counts,
+    )
+
+
+def group_sprt(
+    group_shares: Sequence[float], elo0: float, elo1: float, players: int, alpha: float = 0.05, beta: float = 0.05
+) -> SprtResult:
+    """Wald's SPRT for one configuration against ``players - 1`` copies of another, on its mean share per deal group:
+    H0 Elo = elo0 against H1 Elo = elo1 in the sense of ``share_from_elo``. With two seats this is ``sprt``
+    (pentanomial). With more, the groups' scores take many values (ties share a win), so the likelihood is that of
+    their observed distribution, fitted to each hypothesis's mean by maximum likelihood as the pentanomial is (the
+    generalised SPRT fishtest uses); 0 and 1 always enter as possible values, with a tiny prior, so a run that has only
+    seen one value still has a fit."""
+    if players == 2:
+        return sprt(group_shares, elo0, elo1, alpha, beta)
+    if players < 2:
+        raise ValueError("an SPRT needs at least two seats")
+    tally: dict[float, int] = {0.0: 0, 1.0: 0}
+    for share in group_shares:
+        key = round(share, 9)
+        tally[key] = tally.get(key, 0) + 1
+    outcomes = sorted(tally)
+    counts = [tally[o] for o in outcomes]
+    llr = 0.0
+    if group_shares:
+        smoothed = [c + 1e-3 for c in counts]
+        total = sum(smoothed)
+        probs = [c / total for c in smoothed]
+        p0 = _mle_with_mean(probs, outcomes, share_from_elo(elo0, players))
+        p1 = _mle_with_mean(probs, outcomes, share_from_elo(elo1, players))
+        llr = sum(c * math.log(a / b) for c, a, b in zip(counts, p1, p0, strict=True) if c)
+    return SprtResult(
+        llr=llr,
+        lower=math.log(beta / (1 - alpha)),
+        upper=math.log((1 - beta) / alpha),
+        pairs=len(group_shares),
+        counts=counts,
+        outcomes=outcomes,
     )

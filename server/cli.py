@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import random
 import secrets
 import sys
@@ -273,11 +274,19 @@ def bench_strength(args: argparse.Namespace) -> int:
         return 2
     stop = None
     if args.sprt:
-        if args.players != 2 or not engine_ext.game_info(args.game).returns_are_win_shares:
-            print("atoll bench strength: --sprt needs a 2-player game won or lost (not chips)", file=sys.stderr)
-            return 2
-        elo0, elo1 = (float(x) for x in args.sprt.split(","))
         lineup = lineups[0]
+        try:
+            elo0, elo1 = sprt_bounds(args.sprt)
+        except ValueError as err:
+            print(f"atoll bench strength: --sprt {err}", file=sys.stderr)
+            return 2
+        if not engine_ext.game_info(args.game).returns_are_win_shares or not arena.one_against_field(lineup):
+            print(
+                "atoll bench strength: --sprt needs a game won or lost (not chips) and a first lineup of one "
+                f"configuration against copies of another (A,B or A,B,B,B), not {','.join(lineup)}",
+                file=sys.stderr,
+            )
+            return 2
         stop = arena.sprt_stop(",".join(lineup), lineup[0], elo0, elo1, lineup)
     total = sum(len(arena.seat_permutations(line)) for line in lineups) * args.deals
     out = Path(args.out) if args.out else None
@@ -307,11 +316,28 @@ def bench_strength(args: argparse.Namespace) -> int:
     return 0
 
 
+def sprt_bounds(text: str) -> tuple[float, float]:
+    """``ELO0,ELO1`` with ELO0 < ELO1."""
+    parts = text.split(",")
+    try:
+        elo0, elo1 = (float(x) for x in parts)
+    except ValueError:
+        raise ValueError(f"takes ELO0,ELO1 (e.g. 0,30), not {text!r}") from None
+    if not (math.isfinite(elo0) and math.isfinite(elo1) and elo0 < elo1):
+        raise ValueError(f"takes two finite Elo bounds, the lower first (e.g. 0,30), not {text!r}")
+    return elo0, elo1
+
+
 def stats_sprt(lineup: list[str], groups: dict, bounds: str) -> dict:
     from search import arena, stats
 
-    elo0, elo1 = (float(x) for x in bounds.split(","))
-    result = stats.sprt([arena.pair_score(lineup[0], g) for g in groups.values()], elo0, elo1)
+    elo0, elo1 = sprt_bounds(bounds)
+    result = stats.group_sprt([arena.pair_score(lineup[0], g) for g in groups.values()], elo0, elo1, len(lineup))
+    counted = (
+        {"pentanomial": result.counts}
+        if result.outcomes is None
+        else {"group_scores": {f"{o:.4g}": c for o, c in zip(result.outcomes, result.counts, strict=True) if c}}
+    )
     return {
         "elo0": elo0,
         "elo1": elo1,
@@ -319,8 +345,8 @@ def stats_sprt(lineup: list[str], groups: dict, bounds: str) -> dict:
         "beta": 0.05,
         "llr": round(result.llr, 3),
         "bounds": [round(result.lower, 3), round(result.upper, 3)],
-        "pairs": result.pairs,
-        "pentanomial": result.counts,
+        "pairs" if len(lineup) == 2 else "deal_groups": result.pairs,
+        **counted,
         "verdict": {
             "H1": f"{lineup[0]} is stronger",
             "H0": f"{lineup[0]} is not stronger by {elo1} Elo",
@@ -405,7 +431,11 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--summary", help="also write the JSON summary here")
     cmd.add_argument("--workers", type=int, default=2, help="local worker processes (spawn)")
     cmd.add_argument("--ray", metavar="ADDRESS", help="run the games on Ray (auto, ray://host:port, local:N)")
-    cmd.add_argument("--sprt", metavar="ELO0,ELO1", help="stop when the SPRT on the first lineup decides")
+    cmd.add_argument(
+        "--sprt",
+        metavar="ELO0,ELO1",
+        help="stop when the SPRT on the first lineup (A,B or A,B,B,B) decides: is A stronger than B by ELO1",
+    )
     cmd.add_argument("--plot", help="PNG: win share by iterations, one line per algorithm")
     cmd.add_argument("--against", help="the opponent the plot measures against (default: the last --bot)")
     cmd.add_argument("--quiet", action="store_true", help="no progress line")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from search import arena
+from search import arena, stats
 from search.play import BotSettings
 
 FAST = {"a": BotSettings("ismcts", iterations=60), "g": BotSettings("greedy"), "r": BotSettings("random")}
@@ -108,6 +108,35 @@ def test_multi_player_summaries_rate_with_openskill_and_the_stronger_bot_leads()
     ratings = summary["openskill"]
     assert list(ratings) == ["g", "r"], ratings
     assert summary["matches"]["g,r,r"]["configs"]["g"]["win_share"][0] > 1 / 3
+
+
+def test_one_bot_against_a_field_of_three_gets_an_elo_for_four_seats_and_a_mixed_table_none():
+    configs = {"r": FAST["r"], "r2": BotSettings("random", seed=5), "r3": BotSettings("random", seed=9)}
+    tournament = arena.Tournament("survive", 4, configs, [["r", "r2", "r2", "r2"], ["r", "r2", "r3", "r3"]], 4, seed=1)
+    summary = arena.summarize(tournament, in_process(tournament))
+    match = summary["matches"]["r,r2,r2,r2"]
+    share = match["configs"]["r"]["win_share"][0]
+    assert match["elo"]["elo"] == pytest.approx(stats.elo_from_share(share, 4), abs=0.1), match
+    low, high = match["elo"]["interval"]
+    assert low <= match["elo"]["elo"] <= high and "pentanomial" not in match
+    assert "elo" not in summary["matches"]["r,r2,r3,r3"]
+
+
+def test_the_sprt_decides_a_four_seat_lineup_and_refuses_what_it_cannot_judge(tmp_path):
+    atoll = str(Path(sys.executable).parent / "atoll")
+    command = [atoll, "bench", "strength", "--game", "survive", "--players", "4", "--bot", "g=greedy,iterations=200",
+               "--bot", "r=random", "--lineup", "g,r,r,r", "--deals", "30", "--workers", "2", "--quiet",
+               "--sprt=0,200", "--out", str(tmp_path / "games.jsonl")]  # fmt: skip
+    summary = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    verdict = summary["sprt"]
+    assert verdict["verdict"] == "g is stronger" and verdict["llr"] >= verdict["bounds"][1]
+    assert verdict["deal_groups"] < 30 and sum(verdict["group_scores"].values()) == verdict["deal_groups"]
+    refused = [("g,r,g,r", "0,30", "one configuration against copies"), ("g,r,r,r", "30,0", "the lower first"),
+               ("g,r,r,r", "thirty", "ELO0,ELO1")]  # fmt: skip
+    for lineup, bounds, message in refused:
+        bad = command[:11] + ["--lineup", lineup, "--deals", "1", f"--sprt={bounds}"]
+        done = subprocess.run(bad, capture_output=True, text=True)
+        assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
 def test_a_solo_summary_counts_wins_and_the_score_of_the_games_won():

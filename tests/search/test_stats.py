@@ -79,3 +79,53 @@ def test_sprt_error_rates_stay_near_their_bounds():
 
 def test_pentanomial_counts_pair_scores():
     assert stats.pentanomial([0, 0.25, 0.5, 0.5, 1.0]) == [1, 1, 2, 0, 1]
+
+
+def test_elo_with_more_seats_is_the_logistic_with_two_and_inverts():
+    for elo in (-200, 0, 35, 400):
+        assert stats.share_from_elo(elo, 2) == pytest.approx(stats.score_from_elo(elo))
+        for players in (2, 3, 4, 5):
+            assert stats.elo_from_share(stats.share_from_elo(elo, players), players) == pytest.approx(elo)
+    assert stats.share_from_elo(0, 4) == pytest.approx(0.25)  # equal strength: the equal share
+
+
+def simulated_group_sprt(elo: float, rng: random.Random, players: int = 4, elo0: float = 0, elo1: float = 50) -> str:
+    """An SPRT on deal groups of ``players`` independent games that the challenger wins with the share of ``elo``."""
+    p = stats.share_from_elo(elo, players)
+    groups = []
+    while True:
+        groups.append(sum(rng.random() < p for _ in range(players)) / players)
+        if len(groups) % 10 == 0:
+            verdict = stats.group_sprt(groups, elo0, elo1, players).verdict
+            if verdict != "continue":
+                return verdict
+
+
+def test_the_multi_player_sprt_error_rates_stay_near_their_bounds():
+    rng = random.Random(1)
+    false_accepts = sum(simulated_group_sprt(0, rng) == "H1" for _ in range(60))
+    misses = sum(simulated_group_sprt(50, rng) == "H0" for _ in range(60))
+    assert false_accepts <= 8 and misses <= 8, (false_accepts, misses)  # 5 % each: 3 of 60 expected
+    assert simulated_group_sprt(250, rng) == "H1" and simulated_group_sprt(-150, rng) == "H0"
+    assert simulated_group_sprt(250, rng, players=3) == "H1"
+
+
+def test_the_multi_player_sprt_counts_every_group_score_and_agrees_with_its_normal_approximation():
+    rng = random.Random(2)
+    # Ties make many distinct group scores (a share of 1/2 or 1/3 in some games).
+    shares = [1.0] * 21 + [0.5] * 8 + [1 / 3] * 4 + [0.0] * 67  # a mean share near the hypotheses' (0.25, 0.27)
+    groups = [sum(rng.choice(shares) for _ in range(4)) / 4 for _ in range(20000)]
+    result = stats.group_sprt(groups, 0, 20, 4)
+    assert sum(result.counts) == 20000 and len(result.outcomes) > 5 and result.outcomes[0] == 0.0
+    n, mean = len(groups), sum(groups) / len(groups)
+    var = sum((g - mean) ** 2 for g in groups) / n
+    s0, s1 = stats.share_from_elo(0, 4), stats.share_from_elo(20, 4)
+    # Skewed scores (mostly 0) leave the second-order approximation some way off; a wrong sign or scale is not.
+    assert result.llr == pytest.approx(n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var), rel=0.2)
+    for target in (s0, s1):
+        fitted = stats._mle_with_mean([c / n for c in result.counts], result.outcomes, target)
+        assert sum(p * o for p, o in zip(fitted, result.outcomes, strict=True)) == pytest.approx(target, abs=1e-9)
+    # One value seen so far (every group won) still fits both hypotheses, and says H1 soon.
+    assert stats.group_sprt([1.0] * 3, 0, 50, 4).verdict == "continue"
+    assert stats.group_sprt([1.0] * 20, 0, 50, 4).verdict == "H1"
+    assert stats.group_sprt([0.5, 0.25], 0, 30, 2).counts == stats.sprt([0.5, 0.25], 0, 30).counts
