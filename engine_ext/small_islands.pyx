@@ -1012,8 +1012,9 @@ GAME_INFOS = (
         # ISMCTS at 300 iterations is not significantly stronger than greedy here (0.58 [0.49, 0.67] over 50 deal
         # groups); at 1,000 it is (SPRT 0/30 accepted after 43 pairs, +231 Elo [148, 348]: atoll bench strength
         # --game small_islands --players 2 --bot i1k=ismcts,iterations=1000 --bot greedy=greedy --lineup i1k,greedy
-        # --deals 300 --sprt=0,30), and 3,000 beats 1,000 (accepted after 53 pairs, +138 Elo [72, 215]):
-        # docs/benchmarks.md, "Strength levels". The ladder starts searching at 1,000.
+        # --deals 300 --sprt=0,30), 3,000 beats 1,000 (accepted after 53 pairs, +138 Elo [72, 215]) and 30,000 beats
+        # 3,000 (accepted after 39 pairs, +249 Elo [164, 374], 2026-12-02): docs/benchmarks.md, "Strength levels".
+        # The ladder starts searching at 1,000.
         bot_levels=(
             {"algorithm": "random"},
             {"algorithm": "greedy"},
