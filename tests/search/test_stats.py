@@ -56,15 +56,17 @@ def test_the_llr_agrees_with_its_normal_approximation_on_many_pairs():
     assert stats.pentanomial_llr(counts, 0, 10) == pytest.approx(approx, rel=0.02)
 
 
-def simulated_sprt(elo: float, rng: random.Random, elo0: float = 0, elo1: float = 20) -> str:
-    """An SPRT on pairs whose two games are independent and the first bot wins with the logistic score of ``elo``
-    (no draws)."""
-    p = stats.score_from_elo(elo)
-    pairs = []
+def simulated_sprt(
+    elo: float, rng: random.Random, elo0: float = 0, elo1: float = 20, players: int = 2, every: int = 20
+) -> str:
+    """An SPRT on deal groups of ``players`` independent games (with two, pairs) that the first bot wins with the share
+    of ``elo`` (no draws), tested every ``every`` groups."""
+    p = stats.share_from_elo(elo, players)
+    groups = []
     while True:
-        pairs.append(((rng.random() < p) + (rng.random() < p)) / 2)
-        if len(pairs) % 20 == 0:
-            verdict = stats.sprt(pairs, elo0, elo1).verdict
+        groups.append(sum(rng.random() < p for _ in range(players)) / players)
+        if len(groups) % every == 0:
+            verdict = stats.group_sprt(groups, elo0, elo1, players).verdict
             if verdict != "continue":
                 return verdict
 
@@ -89,25 +91,14 @@ def test_elo_with_more_seats_is_the_logistic_with_two_and_inverts():
     assert stats.share_from_elo(0, 4) == pytest.approx(0.25)  # equal strength: the equal share
 
 
-def simulated_group_sprt(elo: float, rng: random.Random, players: int = 4, elo0: float = 0, elo1: float = 50) -> str:
-    """An SPRT on deal groups of ``players`` independent games that the challenger wins with the share of ``elo``."""
-    p = stats.share_from_elo(elo, players)
-    groups = []
-    while True:
-        groups.append(sum(rng.random() < p for _ in range(players)) / players)
-        if len(groups) % 10 == 0:
-            verdict = stats.group_sprt(groups, elo0, elo1, players).verdict
-            if verdict != "continue":
-                return verdict
-
-
 def test_the_multi_player_sprt_error_rates_stay_near_their_bounds():
     rng = random.Random(1)
-    false_accepts = sum(simulated_group_sprt(0, rng) == "H1" for _ in range(60))
-    misses = sum(simulated_group_sprt(50, rng) == "H0" for _ in range(60))
+    four = {"players": 4, "elo1": 50, "every": 10}
+    false_accepts = sum(simulated_sprt(0, rng, **four) == "H1" for _ in range(60))
+    misses = sum(simulated_sprt(50, rng, **four) == "H0" for _ in range(60))
     assert false_accepts <= 8 and misses <= 8, (false_accepts, misses)  # 5 % each: 3 of 60 expected
-    assert simulated_group_sprt(250, rng) == "H1" and simulated_group_sprt(-150, rng) == "H0"
-    assert simulated_group_sprt(250, rng, players=3) == "H1"
+    assert simulated_sprt(250, rng, **four) == "H1" and simulated_sprt(-150, rng, **four) == "H0"
+    assert simulated_sprt(250, rng, players=3, elo1=50, every=10) == "H1"
 
 
 def test_the_multi_player_sprt_counts_every_group_score_and_agrees_with_its_normal_approximation():
