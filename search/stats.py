@@ -106,10 +106,7 @@ def elo_interval_of_shares(group_shares: Sequence[float], players: int) -> tuple
 def elo_interval(pair_scores: Sequence[float]) -> tuple[float, float, float]:
     """Elo difference of the first bot with a 95 % interval, from per-pair mean scores in [0, 1] (each pair's score
     over its two games divided by 2); the interval of the mean score is mapped through the logistic."""
-    interval = mean_interval(pair_scores)
-    if interval.n < 2:
-        return (elo_from_score(interval.mean), -math.inf, math.inf)
-    return (elo_from_score(interval.mean), elo_from_score(interval.low), elo_from_score(interval.high))
+    return elo_interval_of_shares(pair_scores, 2)
 
 
 PAIR_OUTCOMES = (0.0, 0.5, 1.0, 1.5, 2.0)
@@ -147,16 +144,20 @@ def _mle_with_mean(probs: Sequence[float], outcomes: Sequence[float], target: fl
 
 def pentanomial_llr(counts: Sequence[int], elo0: float, elo1: float) -> float:
     """Log-likelihood ratio of "Elo = elo1" against "Elo = elo0" for pentanomial pair counts (logistic Elo)."""
-    n = sum(counts)
-    if n == 0:
+    return _llr(counts, [o / 2 for o in PAIR_OUTCOMES], score_from_elo(elo0), score_from_elo(elo1))
+
+
+def _llr(counts: Sequence[int], outcomes: Sequence[float], mean0: float, mean1: float) -> float:
+    """Log-likelihood ratio of "mean score = mean1" against "= mean0" for counts of each outcome: the observed
+    distribution fitted to each mean by maximum likelihood (``_mle_with_mean``)."""
+    if sum(counts) == 0:
         return 0.0
     # A small prior keeps empty cells from making the MLE degenerate (fishtest adds one half pair per cell too).
     smoothed = [c + 1e-3 for c in counts]
     total = sum(smoothed)
     probs = [c / total for c in smoothed]
-    outcomes = [o / 2 for o in PAIR_OUTCOMES]
-    p0 = _mle_with_mean(probs, outcomes, score_from_elo(elo0))
-    p1 = _mle_with_mean(probs, outcomes, score_from_elo(elo1))
+    p0 = _mle_with_mean(probs, outcomes, mean0)
+    p1 = _mle_with_mean(probs, outcomes, mean1)
     return sum(c * math.log(a / b) for c, a, b in zip(counts, p1, p0, strict=True) if c)
 
 
@@ -196,8 +197,8 @@ def group_sprt(
     """Wald's SPRT for one configuration against ``players - 1`` copies of another, on its mean share per deal group:
     H0 Elo = elo0 against H1 Elo = elo1 in the sense of ``share_from_elo``. With two seats this is ``sprt``
     (pentanomial). With more, the groups' scores take many values (ties share a win), so the likelihood is that of
-    their observed distribution, fitted to each hypothesis's mean by maximum likelihood as the pentanomial is (the
-    generalised SPRT fishtest uses); 0 and 1 always enter as possible values, with a tiny prior, so a run that has only
+    their observed distribution, fitted to each hypothesis's mean by maximum likelihood as the pentanomial is
+    (``_llr``); 0 and 1 always enter as possible values, with a tiny prior, so a run that has only
     seen one value still has a fit."""
     if players == 2:
         return sprt(group_shares, elo0, elo1, alpha, beta)
@@ -209,16 +210,8 @@ def group_sprt(
         tally[key] = tally.get(key, 0) + 1
     outcomes = sorted(tally)
     counts = [tally[o] for o in outcomes]
-    llr = 0.0
-    if group_shares:
-        smoothed = [c + 1e-3 for c in counts]
-        total = sum(smoothed)
-        probs = [c / total for c in smoothed]
-        p0 = _mle_with_mean(probs, outcomes, share_from_elo(elo0, players))
-        p1 = _mle_with_mean(probs, outcomes, share_from_elo(elo1, players))
-        llr = sum(c * math.log(a / b) for c, a, b in zip(counts, p1, p0, strict=True) if c)
     return SprtResult(
-        llr=llr,
+        llr=_llr(counts, outcomes, share_from_elo(elo0, players), share_from_elo(elo1, players)),
         lower=math.log(beta / (1 - alpha)),
         upper=math.log((1 - beta) / alpha),
         pairs=len(group_shares),
