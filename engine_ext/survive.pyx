@@ -998,6 +998,18 @@ GAME_INFOS = (
         # and at 3,000 iterations each +29 Elo [-11, 68] after 122 pairs (undecided, stopped).
         # The constant 0.02 was tuned with two seats; more seats add noise to each reward (three seats' hidden values,
         # more chance between decisions), and a constant that does not grow with it commits on too few samples.
+        # Strength levels (docs/benchmarks.md, "Strength levels"), each beating the one below by SPRT 0/30 on duplicate
+        # pairs at these defaults: greedy beat random in every pair; 100 iterations beat greedy by +86 Elo [35, 141]
+        # (H1 after 72 pairs), 300 beat 100 by +126 [67, 192] (H1 after 36 pairs), 3,000 beat 300 by +96 [42, 155]
+        # (H1 after 65 pairs). 30,000 is not on the ladder: against 3,000 it scored -14 Elo [-72, 44] after 51 pairs,
+        # ten times the time for play not shown to be stronger.
+        bot_levels=(
+            {"algorithm": "random"},
+            {"algorithm": "greedy"},
+            {"algorithm": "ismcts", "iterations": 100},
+            {"algorithm": "ismcts", "iterations": 300},
+            {"algorithm": "ismcts", "iterations": 3_000},
+        ),
         search_defaults=SearchDefaults(
             exploration=2.0,
             scaled_exploration=True,

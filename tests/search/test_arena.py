@@ -191,13 +191,31 @@ def test_levels_name_their_configurations_and_a_game_may_replace_the_ladder(monk
     import engine_ext
     from search import play
 
-    assert arena.parse_config("x=level:3", "kuhn_poker") == ("x", play.LEVELS[3])
+    assert arena.parse_config("x=level:3", "islet") == ("x", play.LEVELS[3])
     with pytest.raises(ValueError, match="1..5"):
         play.level_settings("kuhn_poker", 6)
     info = engine_ext.game_info("kuhn_poker")
     ladder = tuple({"algorithm": "ismcts", "iterations": 100 * k} for k in range(1, 6))
     monkeypatch.setitem(engine_ext._RECORDS, "kuhn_poker", replace(info, bot_levels=ladder))
     assert play.level_settings("kuhn_poker", 2) == BotSettings("ismcts", iterations=200)
+
+
+def test_every_game_ladder_has_five_levels_that_search_and_grow():
+    """Each game's levels 1-5 are valid settings that ``suggest`` accepts, from random up, and the searching levels
+    spend at least as many iterations as the one below (a ladder whose budget fell would be a typo)."""
+    from dataclasses import fields
+
+    import engine_ext
+    from search import play
+
+    known = {f.name for f in fields(BotSettings)}
+    for game in engine_ext.GAMES:
+        for level in engine_ext.game_info(game).bot_levels or ():
+            assert set(level) <= known, (game, level)  # from_dict would drop a misspelt field silently
+        ladder = [play.level_settings(game, level) for level in range(1, 6)]
+        assert ladder[0].algorithm == "random" and ladder[1].algorithm == "greedy", game
+        budgets = [settings.iterations for settings in ladder[2:]]
+        assert all(b is not None for b in budgets) and budgets == sorted(budgets), (game, budgets)
 
 
 def test_pooled_ratings_put_one_seat_rows_from_separate_runs_on_one_scale(tmp_path):
