@@ -363,11 +363,15 @@ def test_every_call_writes_one_log_line_even_when_it_fails(tmp_path):
 
 
 def test_a_bot_seat_can_be_given_a_strength_level(server, client):
-    leveled = pb.SeatConfig(is_bot=True, bot=pb.BotSettings(level=3))
+    from search.play import level_settings
+
+    leveled = pb.SeatConfig(is_bot=True, bot=pb.BotSettings(level=5))
     game = client.create_game("kuhn_poker", 2, seats=[None, leveled])
     with sqlite3.connect(server.db) as con:
         seats = json.loads(con.execute("SELECT seats FROM games WHERE id=?", (game.game_id,)).fetchone()[0])
-    assert seats[1]["bot"] == {"iterations": 300}
+    # the game's own ladder (Kuhn's level 5: 300 iterations, scaled exploration 2), exactly as the arena measured it
+    assert seats[1]["bot"] == level_settings("kuhn_poker", 5).to_dict()
+    assert seats[1]["bot"] == {"iterations": 300, "scaled_exploration": True, "exploration": 2.0}
     err = refused(
         lambda: client.create_game(
             "kuhn_poker", 2, seats=[None, pb.SeatConfig(is_bot=True, bot=pb.BotSettings(level=6))]
