@@ -128,6 +128,7 @@ ctypedef int32_t (*observed_action_fn)(const void* s, int32_t action, int seat) 
 ctypedef void (*utility_bounds_fn)(const void* s, double* lowest, double* highest) noexcept nogil
 ctypedef int32_t (*playout_fn)(const void* s, const int32_t* legal, int n, Rng* rng) noexcept nogil
 ctypedef bint (*redundant_fn)(const void* s, int32_t previous, int32_t action) noexcept nogil
+ctypedef int32_t (*private_key_fn)(const void* s, int seat) noexcept nogil
 
 
 cdef struct GameVTable:
@@ -153,6 +154,9 @@ cdef struct GameVTable:
     # optional: True when ``action`` right after the same seat's ``previous`` reaches what the two in the other order
     # reach, and that order is the one to search (``SearchConfig.canonical_order``)
     redundant_fn redundant
+    # optional: a number in [0, 2**24) naming what ``seat`` alone knows in ``s`` (its own hidden facts; -1: nothing), so
+    # the search can give each value its own subtree in that seat's tree (``SearchConfig.private_roots``)
+    private_key_fn private_key
 
 
 cdef inline void clone_into(const GameVTable* vt, void* dst, const void* src) noexcept nogil:

@@ -61,6 +61,10 @@ class SearchConfig:
     part that seat plays on by the heuristic's best of ``candidates`` moves (else the light policy), so an iteration
     ends only where the searching seat's own tree grows: it reaches the seat's next turns instead of stopping at the
     first new node of any seat.
+    ``private_roots`` (ISMCTS, games that name a seat's own hidden facts: ``GameVTable.private_key``, the poker games):
+    every other seat's tree branches first on that seat's own hidden facts in the sampled world (its card), so its
+    moves in the search are learnt per card, as it would choose them knowing its card, instead of one policy pooled
+    over every card the searching seat cannot tell apart (strategy fusion in the opponents' trees).
     ``reuse`` (ISMCTS): when the caller passes a ``TreeKeeper`` (the game loop, ``search.play``, keeps one per bot
     seat), the search starts from the subtree of the seat's previous search that the moves since lead to, and keeps
     its trees for the next; without a keeper it has no effect.
@@ -89,6 +93,7 @@ class SearchConfig:
     minimax: float | None = None
     canonical_order: bool | None = None
     open_loop: bool | None = None
+    private_roots: bool | None = None
     reuse: bool | None = None
     setup_algorithm: str | None = None
     playout_depth: int | None = None
@@ -127,6 +132,7 @@ class SearchConfig:
             minimax=defaults.minimax if self.minimax is None else self.minimax,
             canonical_order=defaults.canonical_order if self.canonical_order is None else self.canonical_order,
             open_loop=defaults.open_loop if self.open_loop is None else self.open_loop,
+            private_roots=defaults.private_roots if self.private_roots is None else self.private_roots,
             reuse=defaults.reuse if self.reuse is None else self.reuse,
             setup_algorithm=defaults.setup_algorithm if self.setup_algorithm is None else self.setup_algorithm,
             scaled_exploration=(

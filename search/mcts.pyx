@@ -61,6 +61,7 @@ MAX_KEPT_NODES = 8_000_000   # a reused tree and the new growth together stay be
 
 cdef enum:
     REBASE_WORLDS = 256      # sampled worlds that estimate the new root's heuristic when a tree is reused
+    PRIVATE_EDGE = -(1 << 24)  # private_roots: the edge to key k is PRIVATE_EDGE - k (keys below 2**24), below any action
 
 
 cdef inline double now() noexcept nogil:
@@ -329,8 +330,8 @@ cdef void walk_free(Walk* w) noexcept nogil:
     free(w.baseline)
 
 
-cdef void sample_world(const GameVTable* vt, const void* root, const Params* prm, Rng* rng, bint resample, Walk* w,
-                       Outcome* out) noexcept nogil:
+cdef void sample_world(const GameVTable* vt, const void* root, const Params* prm, Arena* arena, Rng* rng,
+                       bint resample, Walk* w, Outcome* out) noexcept nogil:
     """Start an iteration: a world consistent with the searching seat's view, every tree back at its root."""
     cdef int t
     clone_into(vt, w.world, root)
@@ -352,6 +353,26 @@ cdef void sample_world(const GameVTable* vt, const void* root, const Params* prm
         w.path[t * MAX_PATH] = t
         w.plen[t] = 1
         w.attached[t] = True
+        if prm.private_roots and t != prm.seat:
+            enter_private_root(vt, prm, arena, w, t)
+
+
+cdef void enter_private_root(const GameVTable* vt, const Params* prm, Arena* arena, Walk* w, int t) noexcept nogil:
+    """``private_roots``: seat ``t``'s tree first branches on what ``t`` alone knows in this world (its private key,
+    as the edge ``PRIVATE_EDGE - key``), so its decisions below are learnt per value of its own hidden facts, as the
+    seat itself would make them, instead of one policy pooled over every value the searching seat cannot tell apart."""
+    cdef int32_t key = vt.private_key(w.world, t)
+    cdef int32_t child
+    if key < 0:
+        return
+    child = find_child(arena, t, PRIVATE_EDGE - key)
+    if child == NO_NODE:
+        child = new_node(arena, t, PRIVATE_EDGE - key, -1)
+        if child == NO_NODE:
+            return
+    w.path[t * MAX_PATH + 1] = child
+    w.plen[t] = 2
+    w.cur[t] = child
 
 
 cdef double exploration_at(const Params* prm, const Arena* arena, int32_t node) noexcept nogil:
@@ -596,7 +617,7 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
             walk_free(&w)
             return 0
     while not stop_now(prm, out.iterations) and (budget < 0 or done < budget):
-        sample_world(vt, root, prm, rng, resample, &w, out)
+        sample_world(vt, root, prm, arena, rng, resample, &w, out)
         select_and_expand(vt, prm, arena, stats, rng, perfect, &w)
         evaluate(vt, w.world, prm, rng, w.legal, w.raw, w.scaled, &w.win, w.kept_scored if w.kept_ready else NULL)
         backpropagate(prm, arena, stats, perfect, &w)
@@ -838,6 +859,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.minimax = config.minimax
     prm.canonical_order = config.canonical_order and vt.redundant != NULL
     prm.open_loop = config.open_loop and prm.algorithm == ALG_ISMCTS
+    prm.private_roots = config.private_roots and prm.algorithm == ALG_ISMCTS and vt.private_key != NULL
     rng_seed(&rng, seed)
     if prm.players > MAX_SEATS_ANY:
         raise ValueError(f"the search handles at most {MAX_SEATS_ANY} seats")
