@@ -549,11 +549,12 @@ GAME_INFOS = (
             GameOption("starting_player", int, 0, "the seat that opens both betting rounds",
                        low=0, high=MAX_PLAYERS - 1),
         ),
-        # Strength levels (docs/benchmarks.md, "Strength levels"): iterations stop paying at about 100 here, and
-        # with more of them the default UCB constant (0.7) loses; 1,000 iterations at 0.3 beat 100 at 0.7. Each beat
-        # the one below in mean chips a hand: greedy vs random +1.51 [1.17, 1.86] (300 groups), 30 vs greedy +0.97
-        # [0.81, 1.14] (1,000), 100 vs 30 +0.24 [0.13, 0.34] (1,000), 1,000 at UCB 0.3 vs 100 +0.161 [0.087, 0.236]
-        # (2,000, picked from six candidates) and again on other deals +0.257 [0.190, 0.323] (2,000, --seed 7).
+        # Strength levels (docs/benchmarks.md, "Strength levels"): without private roots iterations stopped paying at
+        # about 100 here, and with more of them the default UCB constant (0.7) lost; 1,000 iterations at 0.3 beat 100
+        # at 0.7 (+0.161 [0.087, 0.236], picked from six candidates over 2,000 groups; +0.257 [0.190, 0.323] on other
+        # deals). With private roots each step beat the one below (2,000 groups, --seed 13): greedy vs random +1.805
+        # [1.669, 1.941], 30 vs greedy +0.617 [0.487, 0.747], 100 vs 30 +0.728 [0.634, 0.821], 1,000 at 0.3 vs 100
+        # +0.527 [0.461, 0.592].
         bot_levels=(
             {"algorithm": "random"},
             {"algorithm": "greedy"},
