@@ -1075,6 +1075,14 @@ cdef void ss_returns(const void* ptr, double* out) noexcept nogil:
         out[i] /= winners
 
 
+cdef int32_t ss_private_key(const void* ptr, int seat) noexcept nogil:
+    """A coarse name for what ``seat`` alone knows: its Objective for this round (what its placements aim at; its
+    hand tiles and the card kept for the next round are left out, so an opponent's tree splits in at most 12),
+    -1 while it has none."""
+    cdef const SmallIslands* s = <const SmallIslands*>ptr
+    return s.obj_cur[seat] if s.obj_cur[seat] >= 0 else -1
+
+
 cdef void ss_determinize(void* ptr, int seat, Rng* rng) noexcept nogil:
     """Resample what ``seat`` cannot see, from its observation alone: the other seats' hand tiles it has not seen
     taken (from the unseen pool), their Objectives (from the cards whose place it does not know) and their Discovery
@@ -1316,6 +1324,7 @@ SMALL_ISLANDS_TABLE.observed_action = ss_observed_action
 SMALL_ISLANDS_TABLE.utility_bounds = ss_utility_bounds
 SMALL_ISLANDS_TABLE.heuristic = ss_heuristic
 SMALL_ISLANDS_TABLE.playout_action = ss_playout_action
+SMALL_ISLANDS_TABLE.private_key = ss_private_key
 
 
 cdef const GameVTable* small_islands_table() noexcept nogil:
