@@ -1107,6 +1107,24 @@ cdef void sort_entries(int* keys, uint8_t* values, int n) noexcept nogil:
         values[j + 1] = v
 
 
+cdef int32_t s_private_key(const void* p, int seat) noexcept nogil:
+    """A coarse name for what ``seat`` alone knows: where its most valuable Adventurer still on the island stands
+    (colour and cell; its other values are left out, so an opponent's tree splits in at most ten), -1 with none."""
+    cdef const Survive* s = <const Survive*>p
+    cdef int colour, k, best = -1, key = -1
+    cdef int first = first_colour(s, seat)
+    cdef const Meeple* m
+    for colour in range(first, s.num_colours):
+        if seat_of_colour(s, colour) != seat:
+            break
+        for k in range(MEEPLES_PER_COLOUR):
+            m = &s.meeple[colour * MEEPLES_PER_COLOUR + k]
+            if m.status == ST_BOARD and m.value > best:
+                best = m.value
+                key = (colour - first) * FIRST_RESCUE + m.cell
+    return key
+
+
 cdef void s_determinize(void* p, int seat, Rng* rng) noexcept nogil:
     """Rebuild every colour's meeples from their public slots in canonical order (values: the seat's own as known,
     others' a random permutation of the colour's multiset), shuffle storage order, and deal other seats' held
@@ -1655,6 +1673,7 @@ SURVIVE_TABLE.other_heuristics[5] = s_tide_heuristic
 SURVIVE_TABLE.other_heuristics[6] = s_calm_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
 SURVIVE_TABLE.redundant = s_redundant
+SURVIVE_TABLE.private_key = s_private_key
 
 
 cdef const GameVTable* survive_table() noexcept nogil:
