@@ -103,7 +103,7 @@ def test_opponents_in_the_search_play_by_their_own_card(history):
 def test_private_roots_change_nothing_where_a_game_names_no_private_facts():
     state = engine_ext.new_game("islet", 2, seed=4)
     while state.current_player() < 0:
-        state.apply(state.legal_actions()[0])
+        state.apply(state.chance_outcomes()[0][0])
     plain = search.suggest(state, state.current_player(), iterations=300, seed=2, private_roots=False)
     rooted = search.suggest(state, state.current_player(), iterations=300, seed=2, private_roots=True)
     assert [(m.action, m.visits, m.value) for m in plain.moves] == [(m.action, m.visits, m.value) for m in rooted.moves]
