@@ -61,10 +61,11 @@ class SearchConfig:
     part that seat plays on by the heuristic's best of ``candidates`` moves (else the light policy), so an iteration
     ends only where the searching seat's own tree grows: it reaches the seat's next turns instead of stopping at the
     first new node of any seat.
-    ``private_roots`` (ISMCTS, games that name a seat's own hidden facts: ``GameVTable.private_key``, the poker games):
-    every other seat's tree branches first on that seat's own hidden facts in the sampled world (its card), so its
-    moves in the search are learnt per card, as it would choose them knowing its card, instead of one policy pooled
-    over every card the searching seat cannot tell apart (strategy fusion in the opponents' trees).
+    ``private_roots`` (ISMCTS, games that name a seat's own hidden facts, ``GameVTable.private_key``: the poker games'
+    cards; coarse keys in Survive and Small Islands): every other seat's tree branches first on that seat's own hidden
+    facts in the sampled world (its card), so its moves in the search are learnt per card, as it would choose them
+    knowing its card, instead of one policy pooled over every card the searching seat cannot tell apart (strategy
+    fusion in the opponents' trees).
     ``reuse`` (ISMCTS): when the caller passes a ``TreeKeeper`` (the game loop, ``search.play``, keeps one per bot
     seat), the search starts from the subtree of the seat's previous search that the moves since lead to, and keeps
     its trees for the next; without a keeper it has no effect.
