@@ -39,3 +39,19 @@ def test_the_snippet_runs_as_written(path, code):
 def run(code: str) -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_every_search_setting_is_documented_in_the_architecture_guide():
+    from dataclasses import fields
+
+    import search
+    from engine_ext import SearchDefaults
+
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    table = text[text.index("| field |", text.index("## Search settings")) :]
+    rows = table[: table.index("\n\n")].splitlines()
+    documented = {name for row in rows for name in re.findall(r"`(\w+)`", row.split("|")[1])}
+    missing = [f.name for f in fields(search.SearchConfig) if f.name not in documented]
+    assert not missing, f"SearchConfig fields missing from docs/architecture.md's table: {missing}"
+    # every per-game default is a search setting (a default the search cannot be told to change would be a typo)
+    assert {f.name for f in fields(SearchDefaults)} <= {f.name for f in fields(search.SearchConfig)}
