@@ -38,6 +38,8 @@ MIN_NODES = 64  # a tree per seat needs its roots and room to grow
 FASTEST_ITERATIONS_PER_S = 250_000
 GREEDY_SAMPLES = 8
 BELIEF_WORLDS = 32
+BELIEF_KEYS = 64  # beliefs: private keys 0..63 are weighed (a key above weighs 1: the game's keys for poker are cards)
+BELIEF_FLOOR = 1e-3  # beliefs: no key is ever ruled out (the trees' answers are estimates)
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,11 @@ class SearchConfig:
     facts in the sampled world (its card), so its moves in the search are learnt per card, as it would choose them
     knowing its card, instead of one policy pooled over every card the searching seat cannot tell apart (strategy
     fusion in the opponents' trees).
+    ``beliefs`` (ISMCTS with ``private_roots``, in a game loop that passes a ``TreeKeeper``): the seat's sampled
+    worlds are weighted by how likely the other seats' moves since its last search make each of their private keys,
+    as that search's own trees for them answered (the visit shares of each key's branch at the node where the move
+    was made, smoothed); a weight carries over from search to search in the game. Without a keeper, or where a
+    chance event came between, nothing is learnt and worlds are dealt as without.
     ``reuse`` (ISMCTS): when the caller passes a ``TreeKeeper`` (the game loop, ``search.play``, keeps one per bot
     seat), the search starts from the subtree of the seat's previous search that the moves since lead to, and keeps
     its trees for the next; without a keeper it has no effect.
@@ -95,6 +102,7 @@ class SearchConfig:
     canonical_order: bool | None = None
     open_loop: bool | None = None
     private_roots: bool | None = None
+    beliefs: bool | None = None
     reuse: bool | None = None
     setup_algorithm: str | None = None
     playout_depth: int | None = None
@@ -134,6 +142,7 @@ class SearchConfig:
             canonical_order=defaults.canonical_order if self.canonical_order is None else self.canonical_order,
             open_loop=defaults.open_loop if self.open_loop is None else self.open_loop,
             private_roots=defaults.private_roots if self.private_roots is None else self.private_roots,
+            beliefs=defaults.beliefs if self.beliefs is None else self.beliefs,
             reuse=defaults.reuse if self.reuse is None else self.reuse,
             setup_algorithm=defaults.setup_algorithm if self.setup_algorithm is None else self.setup_algorithm,
             scaled_exploration=(
@@ -146,30 +155,71 @@ class SearchConfig:
 
 
 class TreeKeeper:
-    """Tree reuse for one seat in one game: the trees each search thread leaves (``mcts.Forest``) and what the seat
-    observed of every move since the last search. The game loop calls ``observe`` before applying each move (chance
-    included) and passes the keeper to ``suggest``; a search with ``reuse`` then starts from the subtree those
-    observations lead to. A keeper never reads more than the seat observes: the observed action ids are exactly what
-    the seat's own tree is keyed by."""
+    """Tree reuse and beliefs for one seat in one game: the trees each search thread leaves (``mcts.Forest``), what
+    the seat observed of every move since the last search and who made it, and the seat's beliefs about the other
+    seats' private keys. The game loop calls ``observe`` before applying each move (chance included) and passes the
+    keeper to ``suggest``; a search with ``reuse`` then starts from the subtree those observations lead to, and one
+    with ``beliefs`` first weighs each other seat's keys by its moves since. A keeper never reads more than the seat
+    observes: the observed action ids are exactly what the seat's own tree is keyed by, and who moves is public."""
 
     def __init__(self, seat: int):
         self.seat = seat
         self.forests: list[mcts.Forest] = []
         self.path: list[int] = []
+        self.movers: list[int] = []
         self.fingerprint: tuple | None = None
+        self.beliefs: dict[int, list[float]] = {}  # seat -> weight of each private key (max 1)
 
     def observe(self, state: engine_ext.State, action: int) -> None:
         """Record ``action``, about to be applied to ``state``, as this seat observes it."""
         if self.fingerprint is not None:
             self.path.append(state.observed_action(action, self.seat))
+            self.movers.append(state.current_player())
+
+    def update_beliefs(self) -> None:
+        """Weigh each other seat's private keys by its moves since the last search, as that search's trees for the
+        seat answered under each key (visit shares at the node the move was made at, smoothed by one visit; a key
+        whose branch never reached it takes the mean of the others). A seat's tree is followed by what this seat
+        observed of each move, so past a chance event the other seat saw differently (a card dealt to it) the tree
+        has no such line and nothing more is learnt until the next search; past a public one (Leduc's shared card)
+        it goes on."""
+        forest = self.forests[0] if self.forests else None
+        if forest is None or not forest.nodes:
+            return
+        for i, mover in enumerate(self.movers):
+            if mover < 0 or mover == self.seat:
+                continue
+            action, prefix = self.path[i], self.path[:i]
+            likelihood = {}
+            for key in range(BELIEF_KEYS):
+                children = forest.policy(mover, key, prefix)
+                if children:
+                    total = sum(visits for _, visits in children)
+                    chosen = sum(visits for move, visits in children if move == action)
+                    likelihood[key] = (chosen + 1) / (total + len(children))
+            if not likelihood:
+                continue
+            mean = sum(likelihood.values()) / len(likelihood)
+            weights = self.beliefs.setdefault(mover, [1.0] * BELIEF_KEYS)
+            weights[:] = [w * likelihood.get(key, mean) for key, w in enumerate(weights)]
+            top = max(weights)
+            weights[:] = [max(BELIEF_FLOOR, w / top) for w in weights]
+
+    def belief_rows(self, players: int) -> list[list[float]] | None:
+        """The beliefs as ``mcts.run`` takes them (one row per seat), or None when there are none."""
+        if not self.beliefs:
+            return None
+        return [self.beliefs.get(p, [1.0] * BELIEF_KEYS) for p in range(players)]
 
     def reset(self) -> None:
-        """Forget the kept trees (the next search starts afresh)."""
+        """Forget the kept trees and beliefs (the next search starts afresh)."""
         for forest in self.forests:
             forest.release()
         self.forests = []
         self.path = []
+        self.movers = []
         self.fingerprint = None
+        self.beliefs = {}
 
     @property
     def nodes(self) -> int:
@@ -366,7 +416,8 @@ def _tree_search(
     errors: list[BaseException] = []
     forests: list = [None] * threads
     path = None
-    if keeper is not None and config.reuse and config.algorithm == "ismcts":
+    belief = None
+    if keeper is not None and (config.reuse or config.beliefs) and config.algorithm == "ismcts":
         # Trees learnt under other settings (or another game) are not reused; a new thread count starts afresh.
         budgetless = replace(config, seed=0, iterations=None, time_ms=None, top_k=0, worlds=None, node_capacity=None)
         fingerprint = (state.game_name, players, budgetless)
@@ -375,7 +426,10 @@ def _tree_search(
             keeper.forests = [mcts.Forest() for _ in range(threads)]
             keeper.fingerprint = fingerprint
         forests = keeper.forests
-        path = keeper.path
+        if config.beliefs:
+            keeper.update_beliefs()
+            belief = keeper.belief_rows(players)
+        path = keeper.path if config.reuse else []
 
     def work(i: int) -> None:
         try:
@@ -390,7 +444,8 @@ def _tree_search(
                 capacity,
                 profile=profile and i == 0,
                 forest=forests[i],
-                path=path,
+                path=path if config.reuse else None,
+                belief=belief,
             )
         except BaseException as err:  # noqa: BLE001 - re-raised in the calling thread below
             errors.append(err)
@@ -405,6 +460,7 @@ def _tree_search(
             t.join()
     if keeper is not None and path is not None:
         keeper.path = []
+        keeper.movers = []
     if errors:
         if keeper is not None:
             keeper.reset()

@@ -71,6 +71,8 @@ cdef struct Params:
     bint canonical_order    # below the root, skip a move the game calls redundant after the same seat's last one
     bint open_loop          # ISMCTS: the searching seat's tree follows its own moves only; detached seats play on
     bint private_roots      # ISMCTS: each other seat's tree branches first on what that seat alone knows in the world
+    const double* belief    # ISMCTS (NULL: none): weight of private key k of seat o at [o * belief_keys + k], max 1
+    int belief_keys
     int worlds              # PIMC: worlds the iteration budget is split over
     bint light_playouts     # playouts use the game's light policy when it has one (else uniform)
     bint baseline           # rewards relative to the root's heuristic value in each sampled world

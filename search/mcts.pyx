@@ -53,6 +53,7 @@ from engine_ext.core cimport (
     rng_below,
     rng_next,
     rng_seed,
+    rng_uniform,
 )
 
 ALGORITHMS = {"ismcts": ALG_ISMCTS, "pimc": ALG_PIMC, "flat": ALG_FLAT, "cheat": ALG_CHEAT}
@@ -62,6 +63,7 @@ MAX_KEPT_NODES = 8_000_000   # a reused tree and the new growth together stay be
 cdef enum:
     REBASE_WORLDS = 256      # sampled worlds that estimate the new root's heuristic when a tree is reused
     PRIVATE_EDGE = -(1 << 24)  # private_roots: the edge to key k is PRIVATE_EDGE - k (keys below 2**24), below any action
+    BELIEF_TRIES = 64        # beliefs: worlds drawn at most per iteration before the last one is taken as it is
 
 
 cdef inline double now() noexcept nogil:
@@ -333,11 +335,15 @@ cdef void walk_free(Walk* w) noexcept nogil:
 cdef void sample_world(const GameVTable* vt, const void* root, const Params* prm, Arena* arena, Rng* rng,
                        bint resample, Walk* w, Outcome* out) noexcept nogil:
     """Start an iteration: a world consistent with the searching seat's view, every tree back at its root."""
-    cdef int t
+    cdef int t, tries = 0
     clone_into(vt, w.world, root)
     w.kept_ready = False
     if resample:
         vt.determinize(w.world, prm.seat, rng)
+        while prm.belief != NULL and tries < BELIEF_TRIES and rng_uniform(rng) >= belief_weight(vt, prm, w.world):
+            clone_into(vt, w.world, root)
+            vt.determinize(w.world, prm.seat, rng)
+            tries += 1
         out.worlds += 1
     # Control variate: the tree learns each move's value relative to the heuristic value of the root in the same
     # sampled world. The baseline does not depend on the moves chosen, so rankings stay unbiased, while the noise
@@ -355,6 +361,21 @@ cdef void sample_world(const GameVTable* vt, const void* root, const Params* prm
         w.attached[t] = True
         if prm.private_roots and t != prm.seat:
             enter_private_root(vt, prm, arena, w, t)
+
+
+cdef double belief_weight(const GameVTable* vt, const Params* prm, const void* world) noexcept nogil:
+    """``beliefs``: how likely the other seats' play so far makes this world, relative to the likeliest (the product
+    over seats of the weight of each seat's private key; a key the beliefs do not cover weighs 1)."""
+    cdef double weight = 1.0
+    cdef int o
+    cdef int32_t key
+    for o in range(prm.players):
+        if o == prm.seat:
+            continue
+        key = vt.private_key(world, o)
+        if 0 <= key < prm.belief_keys:
+            weight *= prm.belief[o * prm.belief_keys + key]
+    return weight
 
 
 cdef void enter_private_root(const GameVTable* vt, const Params* prm, Arena* arena, Walk* w, int t) noexcept nogil:
@@ -678,6 +699,28 @@ cdef class Forest:
     def __dealloc__(self):
         self.release()
 
+    def policy(self, int owner, int key, list path):
+        """What seat ``owner``'s kept tree learnt at the node that ``path`` (actions as observed) leads to from its
+        private root for ``key`` (the tree's root with ``key`` < 0): ``[(action, visits)]`` of its children, ``[]``
+        where the tree never went."""
+        cdef int32_t node, child
+        if not self.held or not 0 <= owner < self.players:
+            return []
+        node = owner
+        if key >= 0:
+            node = find_child(&self.arena, node, PRIVATE_EDGE - key)
+            if node == NO_NODE:
+                return []
+        node = follow(&self.arena, node, path)
+        if node == NO_NODE:
+            return []
+        children = []
+        child = self.arena.nodes[node].first_child
+        while child != NO_NODE:
+            children.append((self.arena.nodes[child].action, self.arena.nodes[child].visits))
+            child = self.arena.nodes[child].next_sibling
+        return children
+
     def release(self):
         """Free the kept trees (the next search starts afresh)."""
         if self.held:
@@ -807,7 +850,8 @@ cdef class Control:
 
 
 def run(State state, int seat, config, long long iterations, double deadline, unsigned long long seed,
-        Control control, int node_capacity, int pv_length=8, bint profile=False, Forest forest=None, list path=None):
+        Control control, int node_capacity, int pv_length=8, bint profile=False, Forest forest=None, list path=None,
+        list belief=None):
     """One thread's search from ``state`` for ``seat``; releases the GIL while it runs.
 
     ``config`` is a resolved ``search.SearchConfig`` (algorithm, exploration, playout depth, worlds, flags).
@@ -820,6 +864,10 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     the new root's (rewards re-based on the new root's heuristic, its children's visits counted as prior visits);
     other seats' trees start afresh (the seat cannot know what they observed). The trees this search leaves are kept
     in ``forest`` for the next one. ``reused`` in the result: the nodes carried over (0: a fresh start).
+
+    ``belief`` (ISMCTS, games with ``GameVTable.private_key``): per seat, the weight of each private key (a list of
+    equal-length lists, the searching seat's ignored, each weight in [0, 1]); sampled worlds are kept in proportion to
+    the product of their keys' weights (rejection, at most ``BELIEF_TRIES`` draws an iteration).
     """
     algorithm = config.algorithm
     if algorithm not in ALGORITHMS:
@@ -860,6 +908,13 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.canonical_order = config.canonical_order and vt.redundant != NULL
     prm.open_loop = config.open_loop and prm.algorithm == ALG_ISMCTS
     prm.private_roots = config.private_roots and prm.algorithm == ALG_ISMCTS and vt.private_key != NULL
+    prm.belief = NULL
+    prm.belief_keys = 0
+    cdef double* weights = NULL
+    if belief and prm.algorithm == ALG_ISMCTS and vt.private_key != NULL:
+        if len(belief) != state.num_players() or any(len(row) != len(belief[0]) for row in belief):
+            raise ValueError("belief: one row of equal length per seat")
+        prm.belief_keys = len(belief[0])
     rng_seed(&rng, seed)
     if prm.players > MAX_SEATS_ANY:
         raise ValueError(f"the search handles at most {MAX_SEATS_ANY} seats")
@@ -890,6 +945,13 @@ def run(State state, int seat, config, long long iterations, double deadline, un
             new_node(&arena, NO_NODE, -1, -1)
         copy_subtree(&forest.arena, reuse_root, &arena, seat, seat, shift, &stats)
         kept = arena.count - prm.players
+    if prm.belief_keys > 0:
+        weights = <double*>malloc(prm.players * prm.belief_keys * sizeof(double))
+        if weights != NULL:  # without memory for it the search runs without beliefs
+            for p in range(prm.players):
+                for k in range(prm.belief_keys):
+                    weights[p * prm.belief_keys + k] = min(1.0, max(0.0, <double>belief[p][k]))
+            prm.belief = weights
     with nogil:
         if prm.algorithm == ALG_ISMCTS:
             ok = tree_search(vt, state.buf, &prm, &arena, &stats, &rng, -1, False, True, &out)
@@ -899,6 +961,8 @@ def run(State state, int seat, config, long long iterations, double deadline, un
             ok = flat_search(vt, state.buf, &prm, &stats, &rng, &out)
         else:
             ok = pimc(vt, state.buf, &prm, &arena, &stats, &rng, &out)
+    free(weights)
+    prm.belief = NULL
     pv = principal_line(&arena, &stats, seat, prm.algorithm, pv_length) if ok else []
     children = root_children(&arena, seat, prm.algorithm) if ok else []
     shape = tree_profile(&arena, seat, prm.algorithm) if ok and profile else None

@@ -107,3 +107,21 @@ def test_private_roots_change_nothing_where_a_game_names_no_private_facts():
     plain = search.suggest(state, state.current_player(), iterations=300, seed=2, private_roots=False)
     rooted = search.suggest(state, state.current_player(), iterations=300, seed=2, private_roots=True)
     assert [(m.action, m.visits, m.value) for m in plain.moves] == [(m.action, m.visits, m.value) for m in rooted.moves]
+
+
+def test_beliefs_learn_from_a_bet_which_card_is_behind_it_and_fold_the_queen():
+    # Seat 0 holds the Queen and checks; seat 1 bets. The search's own tree for seat 1 (branched by its card) bets the
+    # King far more often than the Jack after a check, so the bet makes the King likelier, and calling with the
+    # Queen loses against it. Without beliefs both cards stay equally likely and the Queen calls (0.98 of its visits).
+    state = dealt_kuhn(2, [1, 0])  # seat 1's true card is the Jack: beliefs must not read it
+    keeper = search.TreeKeeper(0)
+    assert search.suggest(state, 0, iterations=3000, seed=1, top_k=2, beliefs=True, keeper=keeper).best.text == "Pass"
+    for text in ("Pass", "Bet"):
+        action = state.string_to_action(text)
+        keeper.observe(state, action)
+        state.apply(action)
+    believed = search.suggest(state, 0, iterations=3000, seed=1, top_k=2, beliefs=True, keeper=keeper)
+    jack, king = keeper.beliefs[1][0], keeper.beliefs[1][2]
+    assert king == 1.0 and jack < 0.6, keeper.beliefs[1][:3]
+    plain = search.suggest(state, 0, iterations=3000, seed=1, top_k=2, beliefs=False)
+    assert believed.best.text == "Pass" and plain.best.text == "Bet", (believed.moves, plain.moves)

@@ -41,9 +41,12 @@ def test_the_seats_next_search_starts_from_the_subtree_its_observations_lead_to(
     # Without a keeper (or with reuse off) the same search starts afresh.
     plain = search.suggest(state, 0, iterations=500, seed=2, reuse=True, top_k=5)
     assert sum(m.visits for m in plain.moves) == 500 and "reused_nodes" not in plain.stats
-    off = search.TreeKeeper(0)
-    assert sum(m.visits for m in search.suggest(state, 0, iterations=500, reuse=False, keeper=off).moves) <= 500
+    off = search.TreeKeeper(0)  # (Kuhn's beliefs keep the trees too: they read them)
+    assert sum(m.visits for m in search.suggest(state, 0, iterations=500, beliefs=False, keeper=off).moves) <= 500
     assert off.nodes == 0
+    believing = search.TreeKeeper(0)
+    assert sum(m.visits for m in search.suggest(state, 0, iterations=500, reuse=False, keeper=believing).moves) == 500
+    assert believing.nodes > 0  # kept for the beliefs, never a prior for the next search without reuse
 
 
 def test_a_line_the_tree_never_took_starts_afresh_and_settings_changes_drop_the_trees():
