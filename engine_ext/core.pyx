@@ -168,6 +168,12 @@ cdef class State:
         self.check_seat(seat)
         return self.vt.observed_action(self.buf, action, seat)
 
+    def private_key(self, int seat):
+        """The game's name for what ``seat`` alone knows in this state (``GameVTable.private_key``: its card in the
+        poker games), -1 where the game names none. Only meaningful to another seat on a determinized world."""
+        self.check_seat(seat)
+        return -1 if self.vt.private_key == NULL else self.vt.private_key(self.buf, seat)
+
     def transposes(self, int32_t previous, int32_t action):
         """True when the game calls ``action``, right after the same seat played ``previous`` (which led to this
         state), a transposition the search skips (``GameVTable.redundant``; False for games without that rule)."""

@@ -40,6 +40,7 @@ GREEDY_SAMPLES = 8
 BELIEF_WORLDS = 32
 BELIEF_KEYS = 64  # beliefs: private keys 0..63 are weighed (a key above weighs 1: the game's keys for poker are cards)
 BELIEF_FLOOR = 1e-3  # beliefs: no key is ever ruled out (the trees' answers are estimates)
+BELIEF_TRIES = 64  # beliefs: draws per reported world before one is taken as it comes (as the search does)
 
 
 @dataclass(frozen=True)
@@ -330,7 +331,8 @@ def suggest(
         stats["reused_nodes"] = sum(r.get("reused", 0) for r in runs)
     if profile and "profile" in runs[0]:
         stats["profile"] = runs[0]["profile"]
-    return SearchResult(moves=moves, stats=stats, belief=belief_summary(state, seat, config.seed))
+    weights = keeper.beliefs if keeper is not None and config.beliefs and config.algorithm == "ismcts" else None
+    return SearchResult(moves=moves, stats=stats, belief=belief_summary(state, seat, config.seed, weights=weights))
 
 
 def _as_state(state_or_observation) -> engine_ext.State:
@@ -583,9 +585,25 @@ def principal_line(state, seat, observed_ids: list[int], seed: int) -> list[str]
     return texts
 
 
-def belief_summary(state, seat: int, seed: int, worlds: int = BELIEF_WORLDS) -> dict:
-    """What ``seat`` believes of every other seat's private facts: frequencies over sampled worlds."""
-    sampled = [state.determinize(seat, _thread_seed(seed, 10_000 + k)) for k in range(worlds)]
+def belief_summary(
+    state, seat: int, seed: int, worlds: int = BELIEF_WORLDS, weights: dict[int, list[float]] | None = None
+) -> dict:
+    """What ``seat`` believes of every other seat's private facts: frequencies over sampled worlds. ``weights``
+    (``TreeKeeper.beliefs``): worlds kept in proportion to their private keys' weights, as the search samples them."""
+    sampled = []
+    draws = 0
+    accept = random.Random(seed)
+    while len(sampled) < worlds:
+        world = state.determinize(seat, _thread_seed(seed, 10_000 + draws))
+        draws += 1
+        if weights and draws <= worlds * BELIEF_TRIES:
+            weight = 1.0
+            for other, row in weights.items():
+                key = world.private_key(other)
+                weight *= row[key] if 0 <= key < len(row) else 1.0
+            if accept.random() >= weight:
+                continue
+        sampled.append(world)
     summarise = engine_ext.game_info(state.game_name).belief_summary
     if summarise is not None:
         return summarise(sampled, seat)

@@ -125,3 +125,7 @@ def test_beliefs_learn_from_a_bet_which_card_is_behind_it_and_fold_the_queen():
     assert king == 1.0 and jack < 0.6, keeper.beliefs[1][:3]
     plain = search.suggest(state, 0, iterations=3000, seed=1, top_k=2, beliefs=False)
     assert believed.best.text == "Pass" and plain.best.text == "Bet", (believed.moves, plain.moves)
+    # The belief the result reports is the one the search sampled from, not the uniform deal.
+    reported = believed.belief["seat 1"]["card"]
+    assert reported["2"] > 0.6 > 0.4 > reported["0"], reported
+    assert plain.belief["seat 1"]["card"] == {"0": 0.5, "2": 0.5}
