@@ -62,7 +62,7 @@ MAX_KEPT_NODES = 8_000_000   # a reused tree and the new growth together stay be
 
 cdef enum:
     REBASE_WORLDS = 256      # sampled worlds that estimate the new root's heuristic when a tree is reused
-    PRIVATE_EDGE = -(1 << 24)  # private_roots: the edge to key k is PRIVATE_EDGE - k (keys below 2**24), below any action
+    PRIVATE_EDGE = -(1 << 24)  # private_roots: the edge to key k is PRIVATE_EDGE - k (keys below 2**24), below actions
     BELIEF_TRIES = 64        # beliefs: worlds drawn at most per iteration before the last one is taken as it is
 
 
