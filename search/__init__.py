@@ -72,8 +72,9 @@ class SearchConfig:
     ``beliefs`` (ISMCTS with ``private_roots``, in a game loop that passes a ``TreeKeeper``): the seat's sampled
     worlds are weighted by how likely the other seats' moves since its last search make each of their private keys,
     as that search's own trees for them answered (the visit shares of each key's branch at the node where the move
-    was made, smoothed); a weight carries over from search to search in the game. Without a keeper, or where a
-    chance event came between, nothing is learnt and worlds are dealt as without.
+    was made, smoothed); a weight carries over from search to search in the game. Without a keeper nothing is
+    learnt and worlds are dealt as without; past a chance event the other seat saw differently (a card dealt to it)
+    nothing more is learnt until the next search.
     ``reuse`` (ISMCTS): when the caller passes a ``TreeKeeper`` (the game loop, ``search.play``, keeps one per bot
     seat), the search starts from the subtree of the seat's previous search that the moves since lead to, and keeps
     its trees for the next; without a keeper it has no effect.
