@@ -429,5 +429,6 @@ GAME_INFOS = (
         # at level 5's settings +0.051 [0.044, 0.058] (2,000 deal groups each, docs/benchmarks.md "Private roots").
         # Worlds weighted by the beliefs the opponent's moves give (beliefs): +0.003 [0.001, 0.005] at 3,000.
         search_defaults=SearchDefaults(private_roots=True, beliefs=True),
+        private_key_fixed=True,
     ),
 )

@@ -568,5 +568,6 @@ GAME_INFOS = (
         # weighted by the beliefs the opponent's moves give (beliefs), 8,000 deal groups, UCB 0.3: +0.025 [0.009,
         # 0.041] at 1,000 iterations, +0.057 [0.033, 0.081] at 3,000.
         search_defaults=SearchDefaults(private_roots=True, beliefs=True),
+        private_key_fixed=True,
     ),
 )

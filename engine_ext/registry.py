@@ -130,6 +130,10 @@ class GameInfo:
     # for a game without one. ``SearchConfig.heuristic`` picks one by name.
     heuristics: tuple[str, ...] = ()
     search_defaults: SearchDefaults = SearchDefaults()
+    # Whether a seat's private key (GameVTable.private_key) stays the same through a game (a dealt card does), so
+    # beliefs about it may carry from search to search (SearchConfig.beliefs); a key that changes (Survive's, where
+    # the best Adventurer stands; Small Islands', the round's Objective) may only branch trees (private_roots).
+    private_key_fixed: bool = False
     # Whether a state is at a set-up decision (SearchConfig.setup_algorithm); None: the game has no set-up decisions.
     in_setup: Callable[[Any], bool] | None = None
 

@@ -382,6 +382,11 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
         raise ValueError(f"widening: expected 0 (off) or a positive factor, got {config.widening}")
     if config.minimax is not None and not 0 <= config.minimax <= 1:
         raise ValueError(f"minimax: expected a weight from 0 (off) to 1, got {config.minimax}")
+    if config.beliefs and not engine_ext.game_info(state.game_name).private_key_fixed:
+        raise ValueError(
+            f"beliefs: {state.game_name} names no private key that stays the same through a game, so what a seat's"
+            " moves said about it cannot carry over"
+        )
     if config.top_k < 1:
         raise ValueError(f"top_k: expected at least 1, got {config.top_k}")
     if config.threads < 1:

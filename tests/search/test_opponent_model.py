@@ -129,3 +129,15 @@ def test_beliefs_learn_from_a_bet_which_card_is_behind_it_and_fold_the_queen():
     reported = believed.belief["seat 1"]["card"]
     assert reported["2"] > 0.6 > 0.4 > reported["0"], reported
     assert plain.belief["seat 1"]["card"] == {"0": 0.5, "2": 0.5}
+
+
+@pytest.mark.parametrize("game", ["survive", "small_islands", "islet"])
+def test_beliefs_are_refused_where_a_seats_private_key_changes_or_is_not_named(game):
+    state = engine_ext.new_game(game, 2, seed=1)
+    while state.current_player() < 0:
+        state.apply(state.chance_outcomes()[0][0])
+    before = state.to_json()
+    with pytest.raises(ValueError, match="^beliefs: "):
+        search.suggest(state, state.current_player(), iterations=10, beliefs=True)
+    assert state.to_json() == before
+    search.suggest(state, state.current_player(), iterations=10, private_roots=True)  # branching alone is fine
