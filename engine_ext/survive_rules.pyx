@@ -1109,7 +1109,8 @@ cdef void sort_entries(int* keys, uint8_t* values, int n) noexcept nogil:
 
 cdef int32_t s_private_key(const void* p, int seat) noexcept nogil:
     """A coarse name for what ``seat`` alone knows: where its most valuable Adventurer still on the island stands
-    (colour and cell; its other values are left out, so an opponent's tree splits in at most ten), -1 with none."""
+    (colour and cell; its other values are left out, so an opponent's tree splits at most once per Adventurer it has
+    on the island: ten a colour, two colours a seat with two players), -1 with none."""
     cdef const Survive* s = <const Survive*>p
     cdef int colour, k, best = -1, key = -1
     cdef int first = first_colour(s, seat)
