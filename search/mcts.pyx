@@ -12,7 +12,8 @@ value of the root in that iteration's sampled world (a control variate: it does 
 stay unbiased, and the noise the resampled hidden facts add to every leaf cancels).
 
 The same loop runs PIMC (one perfect-information tree per sampled world, root statistics pooled), ``cheat`` (one
-perfect-information tree on the true state) and flat Monte Carlo (root actions in turn, random playouts).
+perfect-information tree on the true state) and flat Monte Carlo (every root action in each sampled world, their
+playouts on common random numbers).
 
 Exploration: UCB1 with availability counts. The constant is either for rewards in [0, 1] or, with ``scaled``, in
 units of the standard deviation of the acting seat's rewards over the node's visits (pooled over its children), so
@@ -651,33 +652,60 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
 
 cdef int flat_search(const GameVTable* vt, const void* root, const Params* prm, RootStats* stats, Rng* rng,
                      Outcome* out) noexcept nogil:
-    """Flat Monte Carlo: the root actions in turn, each followed by a random playout in a fresh world."""
+    """Flat Monte Carlo in rounds: each round samples one world and plays every root action in it, each followed by
+    a playout from the same random stream (common random numbers), so moves are compared on the same worlds and the
+    same luck instead of each on its own. Only whole rounds count: a round that the budget, the clock or a cancel
+    cuts short is dropped (except the first, so a budget below the number of moves still scores those it reached)."""
     cdef void* world = malloc(vt.state_size)
+    cdef void* after = malloc(vt.state_size)
     cdef int32_t* legal = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
-    cdef double raw[MAX_SEATS_ANY]
+    cdef int32_t* buf = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
+    cdef double* raws = <double*>malloc(vt.max_actions * prm.players * sizeof(double))
+    cdef double* wins = <double*>malloc(vt.max_actions * sizeof(double))
+    cdef double* learnt = <double*>malloc(vt.max_actions * sizeof(double))
     cdef double scaled[MAX_SEATS_ANY]
-    cdef double win
-    cdef int n, slot
-    cdef int32_t action
-    if world == NULL or legal == NULL:
-        free(world)
-        free(legal)
-        return 0
-    while not stop_now(prm, out.iterations):
+    cdef Rng luck, play
+    cdef int n = 0, i, done, rounds = 0
+    cdef int32_t slot
+    cdef int ok = 1
+    if world == NULL or after == NULL or legal == NULL or buf == NULL or raws == NULL or wins == NULL or learnt == NULL:
+        ok = 0
+    while ok and not stop_now(prm, out.iterations):
+        if rounds > 0 and prm.iterations >= 0 and out.iterations + n > prm.iterations:
+            break  # a partial round would weigh some moves on one world more (n: the moves, the same every round)
         clone_into(vt, world, root)
         vt.determinize(world, prm.seat, rng)
         out.worlds += 1
         n = vt.legal_actions(world, legal)
-        action = legal[out.iterations % n]
-        slot = root_slot(stats, action)
-        vt.apply(world, action)
-        evaluate(vt, world, prm, rng, legal, raw, scaled, &win, NULL)
-        if slot >= 0:
-            root_record(stats, slot, raw, win, scaled[prm.seat])
-        out.iterations += 1
+        rng_seed(&luck, rng_next(rng))
+        done = 0
+        for i in range(n):
+            if i > 0 and stop_now(prm, out.iterations):
+                break
+            clone_into(vt, after, world)
+            vt.apply(after, legal[i])
+            play = luck
+            evaluate(vt, after, prm, &play, buf, raws + i * prm.players, scaled, wins + i, NULL)
+            learnt[i] = scaled[prm.seat]
+            out.iterations += 1
+            done += 1
+        if done < n and rounds > 0:
+            break
+        for i in range(done):
+            slot = root_slot(stats, legal[i])
+            if slot >= 0:
+                root_record(stats, slot, raws + i * prm.players, wins[i], learnt[i])
+        rounds += 1
+        if done < n:
+            break
     free(world)
+    free(after)
     free(legal)
-    return 1
+    free(buf)
+    free(raws)
+    free(wins)
+    free(learnt)
+    return ok
 
 
 # ---------------------------------------------------------------------------------------------------------------------

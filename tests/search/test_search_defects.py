@@ -78,3 +78,18 @@ def test_the_compiled_search_itself_returns_legal_moves():
         run = mcts.run(state, 0, config, 500, 0.0, 7, search.Control(), 100_000)
         assert run["actions"] and {entry["action"] for entry in run["actions"]} <= legal, algorithm
         assert all(action in legal for action in run["pv"][:1]), algorithm
+
+
+def test_flat_compares_every_move_on_the_same_worlds_in_whole_rounds():
+    # Each sampled world scores every move (one world a round, not one a sample), and a round the budget would cut
+    # short is dropped, so every move has the same number of samples.
+    state = setup_decision()
+    n = len(state.legal_actions())
+    result = search.suggest(state, 0, iterations=3 * n + 5, algorithm="flat", setup_algorithm="same", top_k=n)
+    assert result.stats["worlds_sampled"] == 3
+    assert len(result.moves) == n
+    assert {m.visits for m in result.moves} == {3}
+    # A budget below the number of moves still scores the moves it reached.
+    result = search.suggest(state, 0, iterations=n // 2, algorithm="flat", setup_algorithm="same", top_k=n)
+    assert result.stats["worlds_sampled"] == 1 and len(result.moves) == n // 2
+
