@@ -92,4 +92,3 @@ def test_flat_compares_every_move_on_the_same_worlds_in_whole_rounds():
     # A budget below the number of moves still scores the moves it reached.
     result = search.suggest(state, 0, iterations=n // 2, algorithm="flat", setup_algorithm="same", top_k=n)
     assert result.stats["worlds_sampled"] == 1 and len(result.moves) == n // 2
-
