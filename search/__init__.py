@@ -227,6 +227,11 @@ class TreeKeeper:
     def nodes(self) -> int:
         return sum(forest.nodes for forest in self.forests)
 
+    @property
+    def bytes(self) -> int:
+        """Memory the kept trees hold."""
+        return sum(forest.bytes for forest in self.forests)
+
 
 @dataclass(frozen=True)
 class Move:

@@ -760,6 +760,13 @@ cdef class Forest:
         """Nodes kept (0 when nothing is)."""
         return self.arena.count if self.held else 0
 
+    @property
+    def bytes(self):
+        """Memory the kept trees hold (their node arrays and hash tables; 0 when nothing is kept)."""
+        if not self.held:
+            return 0
+        return self.arena.capacity * sizeof(Node) + (self.arena.mask + 1) * (sizeof(uint64_t) + sizeof(int32_t))
+
 
 cdef int32_t follow(const Arena* a, int32_t node, list path):
     """The node ``path`` (observed actions) leads to from ``node``, or NO_NODE where the tree never went."""

@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import secrets
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import engine_ext
@@ -75,9 +76,13 @@ class _Hosted:
     position: Position
     logs: list[list[SeatMove]]  # per seat: every move as that seat saw it
     lock: threading.RLock = field(default_factory=threading.RLock)
-    # Per bot seat, its kept search trees (settings with ``reuse``) while a request plays bot moves (a bot's turn of
-    # several decisions); released when the moves are committed, so an idle game holds no trees.
+    # Per bot seat, its kept search trees (settings with ``reuse`` or ``beliefs``), kept between requests as the game
+    # loop of the arena keeps them, so a hosted bot plays as the configuration measured there (bounded over all games
+    # by ``GameHost.kept_bytes``).
     keepers: dict[int, search.TreeKeeper] = field(default_factory=dict)
+    actions: list[int] = field(default_factory=list)  # every committed move's action id (to replay the searches)
+    # The keepers missed moves (a restart, a release to free memory, a failed request): rebuilt before the next move.
+    trees_stale: bool = False
     changed: threading.Condition = field(init=False)
 
     def __post_init__(self) -> None:
@@ -124,6 +129,21 @@ def seat_view(game_id: str, state: engine_ext.State, seat: int, move_number: int
     )
 
 
+# Kept trees of hosted bot seats, over all games: beyond this, the least recently played games' trees are released
+# (and rebuilt by replay when the game goes on).
+KEPT_BYTES = 256 * 2**20
+# A game whose bot seats' trees were lost rebuilds them by replaying those seats' searches from the opening (the same
+# seeds give the same trees), when the searches have iteration budgets (time budgets do not repeat) and add up to at
+# most this many iterations; otherwise the seats' next searches start afresh.
+REPLAY_ITERATIONS = 1_000_000
+
+
+def needs_trees(game: str, settings: BotSettings) -> bool:
+    """Whether a bot seat with ``settings`` carries trees from one decision to the next (``reuse``, ``beliefs``)."""
+    config = settings.resolved(engine_ext.game_info(game))
+    return config.algorithm == "ismcts" and bool(config.reuse or config.beliefs)
+
+
 def _setup(record: GameRecord) -> engine_ext.State:
     if record.seed_scheme == 1:  # games stored before the seed derivation was unified
         return engine_ext.new_game(record.game, record.players, record.seed, **record.options)
@@ -131,10 +151,12 @@ def _setup(record: GameRecord) -> engine_ext.State:
 
 
 class GameHost:
-    def __init__(self, store: GameStore, limits: Limits):
+    def __init__(self, store: GameStore, limits: Limits, kept_bytes: int = KEPT_BYTES):
         self.store = store
         self.limits = limits
+        self.kept_bytes = kept_bytes
         self._games: dict[str, _Hosted] = {}
+        self._kept: OrderedDict[str, _Hosted] = OrderedDict()  # games holding trees, least recently played first
         self._lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------------------------------
@@ -202,8 +224,10 @@ class GameHost:
         for action in moves:
             seen = self._seen(hosted.position, action)
             hosted.position.apply(action)
+            hosted.actions.append(action)
             for seat, move in enumerate(seen):
                 hosted.logs[seat].append(move)
+        hosted.trees_stale = bool(moves)  # its bots' trees did not survive the restart
         with self._lock:
             return self._games.setdefault(game_id, hosted)
 
@@ -285,7 +309,12 @@ class GameHost:
         with hosted.lock:
             self._check_turn(hosted, seat, None)
             settings = hosted.bots[seat] or BotSettings()
-            action = self._bot_action(hosted, hosted.position, seat, settings, control)
+            self._ensure_trees(hosted, control)
+            try:
+                action = self._bot_action(hosted, hosted.position, seat, settings, control)
+            except BaseException:
+                self._forget_trees(hosted)
+                raise
             return self._play_from(hosted, seat, action, control)
 
     def _check_turn(self, hosted: _Hosted, seat: int, expected_move: int | None) -> None:
@@ -305,6 +334,7 @@ class GameHost:
             )
 
     def _play_from(self, hosted: _Hosted, seat: int, action: int, control: search.Control) -> Played:
+        self._ensure_trees(hosted, control)
         trial = Position(
             hosted.position.state.clone(), hosted.position.moves, hosted.position.chance_events, hosted.keepers
         )
@@ -356,8 +386,76 @@ class GameHost:
 
     @staticmethod
     def _forget_trees(hosted: _Hosted) -> None:
+        """Release the kept trees; the game's next request rebuilds them (they missed moves or saw unkept ones)."""
         for keeper in hosted.keepers.values():
             keeper.reset()
+        hosted.keepers.clear()
+        hosted.trees_stale = bool(hosted.actions)
+
+    def _ensure_trees(self, hosted: _Hosted, control: search.Control) -> None:
+        """Rebuild lost trees by replaying the bot seats' searches over the committed moves (``REPLAY_ITERATIONS``),
+        so the seats go on as if the trees had been kept; where that cannot be done they start afresh."""
+        if not hosted.trees_stale:
+            return
+        record = hosted.record
+        seats = {s: b for s, b in enumerate(hosted.bots) if b is not None and needs_trees(record.game, b)}
+        actors = [move.actor for move in hosted.logs[0]]
+        searches = [seats[a] for a in actors if a in seats]
+        if seats and all(b.iterations is not None for b in searches):
+            if sum(b.iterations for b in searches) <= REPLAY_ITERATIONS:
+                position = Position(_setup(record), keepers={s: search.TreeKeeper(s) for s in seats})
+                with self.limits.search_slot(control, wait=True):
+                    for action in hosted.actions:
+                        actor = position.state.current_player()
+                        if actor in seats:
+                            play.bot_search(
+                                position.state.observation(actor),
+                                actor,
+                                seats[actor],
+                                record.seed,
+                                position.moves,
+                                control,
+                                keeper=position.keepers[actor],
+                            )
+                            if control.cancelled:
+                                for keeper in position.keepers.values():
+                                    keeper.reset()
+                                raise RequestError("CANCELLED", "the caller went away; nothing was played")
+                        position.apply(action)
+                hosted.keepers.update(position.keepers)
+        hosted.trees_stale = False
+
+    def _keep_trees(self, hosted: _Hosted) -> None:
+        """After a commit: a finished game drops its trees; the others stay, the least recently played games'
+        released (to be rebuilt when they go on) while all games together hold more than ``kept_bytes``."""
+        game_id = hosted.record.game_id
+        if hosted.position.state.is_terminal():
+            for keeper in hosted.keepers.values():
+                keeper.reset()
+            hosted.keepers.clear()
+            with self._lock:
+                self._kept.pop(game_id, None)
+            return
+        with self._lock:
+            self._kept[game_id] = hosted
+            self._kept.move_to_end(game_id)
+            total = sum(k.bytes for h in self._kept.values() for k in h.keepers.values())
+            for other_id, other in list(self._kept.items()):
+                if total <= self.kept_bytes:
+                    break
+                if other is hosted or not other.lock.acquire(blocking=False):  # busy: its request holds it
+                    continue
+                try:
+                    total -= sum(keeper.bytes for keeper in other.keepers.values())
+                    self._forget_trees(other)
+                finally:
+                    other.lock.release()
+                del self._kept[other_id]
+            if total > self.kept_bytes:  # this game alone holds more: its seats start afresh at their next search
+                for keeper in hosted.keepers.values():
+                    keeper.reset()
+                hosted.keepers.clear()
+                del self._kept[game_id]
 
     def _seen(self, position: Position, action: int) -> list[SeatMove]:
         state = position.state
@@ -365,13 +463,14 @@ class GameHost:
 
     def _commit(self, hosted: _Hosted, steps: list[tuple[Step, list]]) -> None:
         """Make stored moves count: the position moves on, each seat's log grows, watchers wake; the bots' kept
-        trees are released (memory is held only while a request runs)."""
-        self._forget_trees(hosted)
+        trees stay (within ``kept_bytes``) for their next decisions."""
         for step, seen in steps:
             hosted.position.apply(step.action)
+            hosted.actions.append(step.action)
             for seat, move in enumerate(seen):
                 hosted.logs[seat].append(move)
         hosted.changed.notify_all()
+        self._keep_trees(hosted)
 
 
 class _Watch:

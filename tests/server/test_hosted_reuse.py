@@ -1,41 +1,130 @@
-"""A hosted bot seat with ``reuse`` keeps its trees between its moves, sees every move (a human's too) as its seat
-observes it, and forgets them when a request fails (what the trees saw was not kept)."""
+"""A hosted bot seat with ``reuse`` or ``beliefs`` keeps its trees between its moves and between requests, sees every
+move (a human's too) as its seat observes it, and so searches exactly as the same configuration does in the arena's
+game loop; trees lost to a restart, a release for memory or a failed request are rebuilt by replay."""
 
 import pytest
 
 import search
-from search.play import BotSettings
+from search import play
+from search.play import BotSettings, Position
 from server.budget import Limits
 from server.hosting import GameHost, RequestError
 from server.store import GameStore
 
+LIMITS = dict(searches=2, streams=4, streams_per_game=2)
+
 
 @pytest.fixture
 def host(tmp_path):
-    return GameHost(GameStore(tmp_path / "games.db"), Limits(searches=2, streams=4, streams_per_game=2))
+    return GameHost(GameStore(tmp_path / "games.db"), Limits(**LIMITS))
 
 
-def test_a_hosted_bot_reuses_its_trees_across_a_humans_moves(host, monkeypatch):
-    reused = []
+def human(state):
+    """The human seat's fixed policy in these tests: the middle legal move."""
+    legal = state.legal_actions()
+    return legal[len(legal) // 2]
+
+
+@pytest.fixture
+def searches(monkeypatch):
+    """Every search a bot runs: (game, seat, move number as its seed says, [(action, visits)], reused nodes)."""
+    seen = []
     suggest = search.suggest
 
-    def spy(*args, **kwargs):
-        result = suggest(*args, **kwargs)
-        reused.append(result.stats.get("reused_nodes"))
+    def spy(state, seat, config=None, **kwargs):
+        result = suggest(state, seat, config, **kwargs)
+        seen.append((seat, config.seed, [(m.action, m.visits) for m in result.moves], result.stats.get("reused_nodes")))
         return result
 
     monkeypatch.setattr(search, "suggest", spy)
-    bot = BotSettings("ismcts", iterations=500, reuse=True)
-    created = host.create("survive", 2, 3, {}, [None, bot], search.Control())
-    hosted = host._games[created.game_id]
-    state = hosted.position.state
-    for _ in range(40):  # the set-up and a few turns: the human (seat 0) always plays its first legal move
-        host.act(created.game_id, 0, created.tokens[0], state.legal_actions()[0], None, search.Control())
-    keeper = hosted.keepers[1]
-    assert reused[0] == 0
-    assert sum(1 for r in reused if r) >= 5  # the bot's later decisions in a turn started from kept subtrees
-    assert keeper.nodes == 0 and keeper.fingerprint is None  # released once the moves were committed
-    assert hosted.position.keepers == {}  # the committed position shows no keeper a move twice
+    return seen
+
+
+def arena_searches(searches, game, players, seed, bots):
+    """The searches of the same game played by the arena's loop (``search.play``), the human seats by ``human``."""
+    start = len(searches)
+    position = Position(play.new_game(game, players, seed, {}))
+    while not position.state.is_terminal():
+        for _ in play.play(position, seed, bots):
+            pass
+        if not position.state.is_terminal():
+            position.apply(human(position.state))
+    return searches[start:]
+
+
+def hosted_game(host, game, players, seed, bots, moves=None):
+    """Play a hosted game (the human seats by ``human``) for ``moves`` human moves or to its end."""
+    created = host.create(game, players, seed, {}, bots, search.Control())
+    return created, continue_game(host, created, moves)
+
+
+def continue_game(host, created, moves=None):
+    hosted = host._get(created.game_id)
+    done = 0
+    while not hosted.position.state.is_terminal() and (moves is None or done < moves):
+        seat = hosted.position.state.current_player()
+        host.act(created.game_id, seat, created.tokens[seat], human(hosted.position.state), None, search.Control())
+        hosted = host._get(created.game_id)
+        done += 1
+    return hosted
+
+
+@pytest.mark.parametrize(
+    "game, players, bot",
+    [
+        ("leduc_poker", 2, BotSettings("ismcts", iterations=300)),  # beliefs by default
+        ("leduc_poker", 3, BotSettings("ismcts", iterations=200, reuse=True)),
+        ("survive", 2, BotSettings("ismcts", iterations=200, reuse=True)),
+    ],
+)
+def test_a_hosted_bot_searches_as_the_arena_loop_does(host, searches, game, players, bot):
+    # Trees and beliefs carry over between requests (each human move is a request), so every search of the hosted
+    # bot seats matches the arena's game loop: same moves, visits and reused nodes.
+    bots = [None] + [bot] * (players - 1)
+    for seed in range(3 if game != "survive" else 1):
+        searches.clear()
+        if game == "survive":
+            hosted_game(host, game, players, seed, bots, moves=40)
+            hosted = searches[:]
+            expected = arena_searches(searches, game, players, seed, bots)[: len(hosted)]
+        else:
+            hosted_game(host, game, players, seed, bots)
+            hosted = searches[:]
+            expected = arena_searches(searches, game, players, seed, bots)
+        assert hosted == expected
+        if game == "survive":
+            assert sum(1 for *_, reused in hosted if reused) >= 5  # later decisions start from kept subtrees
+
+
+def test_trees_lost_to_a_restart_or_to_memory_are_rebuilt(tmp_path, searches):
+    bots = [None, BotSettings("ismcts", iterations=300, reuse=True)]
+    store = GameStore(tmp_path / "games.db")
+    first = GameHost(store, Limits(**LIMITS))
+    created, hosted = hosted_game(first, "survive", 2, 5, bots, moves=40)
+    assert hosted.keepers[1].nodes > 0 and not hosted.trees_stale  # kept between requests
+    done = len(searches)
+    restarted = GameHost(GameStore(tmp_path / "games.db"), Limits(**LIMITS))  # a restart: same store, no trees
+    assert restarted._get(created.game_id).trees_stale
+    continue_game(restarted, created, moves=15)
+    replayed = searches[done:]
+    expected = arena_searches(searches, "survive", 2, 5, bots)
+    # The restarted host first replays the bot's earlier searches, then goes on as the arena loop does.
+    assert replayed[:done] == expected[:done]
+    assert replayed[done:] == expected[done : len(replayed)]
+    # A host that may keep only one game's trees releases the less recent one's; that game rebuilds them.
+    searches.clear()
+    small = GameHost(GameStore(tmp_path / "small.db"), Limits(**LIMITS), kept_bytes=2 * hosted.keepers[1].bytes)
+    a, game_a = hosted_game(small, "survive", 2, 5, bots, moves=40)
+    b, game_b = hosted_game(small, "survive", 2, 6, bots, moves=40)
+    assert game_a.trees_stale and not game_a.keepers and game_b.keepers[1].nodes > 0
+    continue_game(small, a, moves=15)
+    assert not game_a.trees_stale and game_a.keepers[1].nodes > 0
+
+
+def test_a_finished_game_holds_no_trees(host):
+    created, hosted = hosted_game(host, "leduc_poker", 2, 1, [None, BotSettings("ismcts", iterations=200)])
+    assert hosted.position.state.is_terminal()
+    assert hosted.keepers == {} and created.game_id not in host._kept
 
 
 def test_a_failed_request_forgets_the_kept_trees(host):
@@ -62,5 +151,6 @@ def test_a_failed_request_forgets_the_kept_trees(host):
     finally:
         search.suggest = suggest
     assert searched and searched[0] > 0  # the bot had kept its trees
-    assert keeper.nodes == 0 and keeper.path == []
+    assert keeper.nodes == 0 and keeper.path == [] and hosted.keepers == {}
+    assert hosted.trees_stale == bool(hosted.actions)  # rebuilt before the game's next move if moves were kept
     assert hosted.position.moves == before  # nothing of the failed request was committed
