@@ -18,6 +18,7 @@ iteration count, a time limit, or both (the first reached stops the search); wit
 from __future__ import annotations
 
 import json
+import math
 import random
 import threading
 import time
@@ -37,6 +38,7 @@ MAX_NODES = 4_000_000
 MIN_NODES = 64  # a tree per seat needs its roots and room to grow
 FASTEST_ITERATIONS_PER_S = 250_000
 GREEDY_SAMPLES = 8
+LCB_VISIT_FLOOR = 0.1  # final_lcb: moves with fewer visits than this share of the most visited one's rank last
 BELIEF_WORLDS = 32
 BELIEF_KEYS = 64  # beliefs: private keys 0..63 are weighed (a key above weighs 1: the game's keys for poker are cards)
 BELIEF_FLOOR = 1e-3  # beliefs: no key is ever ruled out (the trees' answers are estimates)
@@ -56,6 +58,9 @@ class SearchConfig:
     times grows at most ``ceil(widening * sqrt(v))`` children (0: every move is tried before any is revisited).
     ``minimax``: implicit minimax backups, the weight in [0, 1] of a child's best line through its mover's own next
     decisions (scored by the heuristic) beside its mean reward when a node picks among its children (0: off).
+    ``final_lcb`` (tree searches): the move played is the one whose learnt value has the highest lower confidence
+    bound, this many standard errors below its mean, among the moves with at least a tenth of the most visited one's
+    visits (0: the most visited, the default).
     ``canonical_order``: where the game can tell (``GameVTable.redundant``), two consecutive moves of one seat that
     reach the same position in either order are searched in one order only (below the root), so the tree does not
     split its visits between transpositions of one plan.
@@ -101,6 +106,7 @@ class SearchConfig:
     candidates: int | None = None
     widening: float | None = None
     minimax: float | None = None
+    final_lcb: float | None = None
     canonical_order: bool | None = None
     open_loop: bool | None = None
     private_roots: bool | None = None
@@ -141,6 +147,7 @@ class SearchConfig:
             candidates=defaults.candidates if self.candidates is None else self.candidates,
             widening=defaults.widening if self.widening is None else self.widening,
             minimax=defaults.minimax if self.minimax is None else self.minimax,
+            final_lcb=defaults.final_lcb if self.final_lcb is None else self.final_lcb,
             canonical_order=defaults.canonical_order if self.canonical_order is None else self.canonical_order,
             open_loop=defaults.open_loop if self.open_loop is None else self.open_loop,
             private_roots=defaults.private_roots if self.private_roots is None else self.private_roots,
@@ -387,6 +394,8 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
         raise ValueError(f"widening: expected 0 (off) or a positive factor, got {config.widening}")
     if config.minimax is not None and not 0 <= config.minimax <= 1:
         raise ValueError(f"minimax: expected a weight from 0 (off) to 1, got {config.minimax}")
+    if config.final_lcb is not None and not 0 <= config.final_lcb < math.inf:
+        raise ValueError(f"final_lcb: expected a finite number of standard errors >= 0, got {config.final_lcb}")
     if config.beliefs and not engine_ext.game_info(state.game_name).private_key_fixed:
         raise ValueError(
             f"beliefs: {state.game_name} names no private key that stays the same through a game, so what a seat's"
@@ -489,11 +498,21 @@ def _tree_search(
             slot["value_sums"] = [a + b for a, b in zip(slot["value_sums"], entry["value_sums"], strict=True)]
             slot["win_sum"] += entry["win_sum"]
             slot["learnt_sum"] += entry["learnt_sum"]
+            slot["own_learnt_sum"] += entry["own_learnt_sum"]
+            slot["learnt_sq_sum"] += entry["learnt_sq_sum"]
     return pooled, runs
 
 
 def empty_slot(players: int) -> dict:
-    return {"visits": 0, "samples": 0, "value_sums": [0.0] * players, "win_sum": 0.0, "learnt_sum": 0.0}
+    return {
+        "visits": 0,
+        "samples": 0,
+        "value_sums": [0.0] * players,
+        "win_sum": 0.0,
+        "learnt_sum": 0.0,
+        "own_learnt_sum": 0.0,
+        "learnt_sq_sum": 0.0,
+    }
 
 
 def _thread_seed(seed: int, thread: int) -> int:
@@ -527,19 +546,44 @@ def _greedy(
             slot["value_sums"] = [a + b for a, b in zip(slot["value_sums"], scaled, strict=True)]
             slot["win_sum"] += scaled[seat]
             slot["learnt_sum"] += scaled[seat]
+            slot["own_learnt_sum"] += scaled[seat]
+            slot["learnt_sq_sum"] += scaled[seat] ** 2
             done += 1
     return pooled, [{"iterations": done, "worlds": samples, "nodes": 0, "pv": []}]
 
 
+def _lower_bounds(entries: list[tuple[int, dict]], z: float) -> dict[int, float]:
+    """Per action: its mean learnt value minus ``z`` standard errors (the spread from this search's samples of the
+    move, at least the spread of all the root's samples)."""
+    n = sum(s["samples"] for _, s in entries)
+    total = sum(s["own_learnt_sum"] for _, s in entries)
+    root_var = max(0.0, sum(s["learnt_sq_sum"] for _, s in entries) / n - (total / n) ** 2) if n else 0.0
+    bounds = {}
+    for action, s in entries:
+        var = root_var
+        if s["samples"] > 1:
+            mean = s["own_learnt_sum"] / s["samples"]
+            var = max(var, s["learnt_sq_sum"] / s["samples"] - mean**2)
+        bounds[action] = s["learnt_sum"] / s["visits"] - z * math.sqrt(var / s["visits"])
+    return bounds
+
+
 def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
     """Best first. Tree searches: most visited, ties by the value the tree learnt (the control-variate value, which
-    is what selection used), then the lower id. Flat Monte Carlo and greedy spread visits evenly by design, so their
+    is what selection used), then the lower id; with ``final_lcb`` > 0, by the learnt value's lower confidence bound
+    (mean minus ``final_lcb`` standard errors, each move's spread at least the root's pooled spread) among the moves
+    with at least ``LCB_VISIT_FLOOR`` of the most visited one's visits (so a move seen a few times cannot win on a
+    lucky sample), the others after them. Flat Monte Carlo and greedy spread visits evenly by design, so their
     ranking is by that learnt value."""
     seed, top_k = config.seed, config.top_k
     legal = set(state.legal_actions())
     entries = [(a, s) for a, s in pooled.items() if a in legal and s["visits"] > 0]
     if config.algorithm in ("flat", "greedy"):
         entries.sort(key=lambda e: (-e[1]["learnt_sum"] / e[1]["visits"], -e[1]["visits"], e[0]))
+    elif config.final_lcb:
+        bound = _lower_bounds(entries, config.final_lcb)
+        floor = LCB_VISIT_FLOOR * max(s["visits"] for _, s in entries) if entries else 0
+        entries.sort(key=lambda e: (e[1]["visits"] < floor, -bound[e[0]], -e[1]["visits"], e[0]))
     else:
         entries.sort(key=lambda e: (-e[1]["visits"], -e[1]["learnt_sum"] / e[1]["visits"], e[0]))
     moves = []

@@ -48,6 +48,7 @@ cdef struct RootStats:
     double* values          # [slot * players + seat]
     double* wins
     double* learnt          # the searching seat's rewards as the tree learns them (relative to the baseline + 0.5)
+    double* learnt_sq       # and their squares (the final choice's lower confidence bound)
     int64_t* prior          # visits a reused tree brought (an earlier search's iterations through the child)
     double* prior_learnt    # and their learnt rewards, re-based on this search's root
     int32_t count

@@ -182,13 +182,14 @@ cdef int root_init(RootStats* r, int capacity, int players) noexcept nogil:
     r.values = <double*>calloc(capacity * players, sizeof(double))
     r.wins = <double*>calloc(capacity, sizeof(double))
     r.learnt = <double*>calloc(capacity, sizeof(double))
+    r.learnt_sq = <double*>calloc(capacity, sizeof(double))
     r.prior = <int64_t*>calloc(capacity, sizeof(int64_t))
     r.prior_learnt = <double*>calloc(capacity, sizeof(double))
     r.count = 0
     r.capacity = capacity
     r.players = players
     return (r.action != NULL and r.visits != NULL and r.values != NULL and r.wins != NULL and r.learnt != NULL
-            and r.prior != NULL and r.prior_learnt != NULL)
+            and r.learnt_sq != NULL and r.prior != NULL and r.prior_learnt != NULL)
 
 
 cdef void root_free(RootStats* r) noexcept nogil:
@@ -197,6 +198,7 @@ cdef void root_free(RootStats* r) noexcept nogil:
     free(r.values)
     free(r.wins)
     free(r.learnt)
+    free(r.learnt_sq)
     free(r.prior)
     free(r.prior_learnt)
 
@@ -220,6 +222,7 @@ cdef void root_record(RootStats* r, int32_t slot, const double* raw, double win,
         r.values[slot * r.players + p] += raw[p]
     r.wins[slot] += win
     r.learnt[slot] += learnt
+    r.learnt_sq[slot] += learnt * learnt
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -1010,6 +1013,8 @@ def run(State state, int seat, config, long long iterations, double deadline, un
                 "value_sums": [stats.values[k * prm.players + p] for p in range(prm.players)],
                 "win_sum": stats.wins[k],
                 "learnt_sum": stats.learnt[k] + stats.prior_learnt[k],
+                "own_learnt_sum": stats.learnt[k],
+                "learnt_sq_sum": stats.learnt_sq[k],
             }
             for k in range(stats.count)
         ],
