@@ -436,6 +436,10 @@ class GameHost:
             with self._lock:
                 self._kept.pop(game_id, None)
             return
+        if not any(keeper.bytes for keeper in hosted.keepers.values()):  # nothing held (yet): nothing to account
+            with self._lock:
+                self._kept.pop(game_id, None)
+            return
         with self._lock:
             self._kept[game_id] = hosted
             self._kept.move_to_end(game_id)
