@@ -8,11 +8,11 @@ Usage: python benchmarks/decision_stability.py [--game survive] [--players 4] [-
 
 Positions: decisions of games that greedy bots play (chance from the seed), outside set-up, with more than three legal
 moves, up to three a game. At each, every configuration (``search.SearchConfig`` fields over the game's defaults; the
-name ``pimc`` or any entry with ``"algorithm"`` sets its algorithm) searches ``--iterations`` under ``--seeds``
-seeds, and two reference searches (ISMCTS and PIMC at ``--reference-iterations`` on 2 threads) name a move each.
-Prints one JSON object: per configuration, ``stability`` (the mean share of seeds that pick the configuration's most
-frequent move at a position) and ``agrees_ismcts`` / ``agrees_pimc`` (the mean share of picks equal to each
-reference's move). A noisier search is less stable; agreement with a reference is only as good as the reference.
+name ``pimc`` or any entry with ``"algorithm"`` sets its algorithm; one with ``"iterations"`` its own budget) searches
+``--iterations`` under ``--seeds`` seeds, and two reference searches (ISMCTS and PIMC at ``--reference-iterations``
+on 2 threads) name a move each. Prints one JSON object: per configuration, ``stability`` (the mean share of seeds
+that pick the configuration's most frequent move at a position) and ``agrees_ismcts`` / ``agrees_pimc`` (the mean
+share of picks equal to each reference's move). A noisier search is less stable; agreement with a reference is only as good as the reference.
 """
 
 import argparse
@@ -77,11 +77,8 @@ def main() -> None:
             for algorithm in agrees
         }
         for name, settings in configs.items():
-            settings = {"algorithm": "pimc" if name == "pimc" else "ismcts", **settings}
-            picks = [
-                search.suggest(state, seat, iterations=args.iterations, seed=s, **settings).best.action
-                for s in range(args.seeds)
-            ]
+            settings = {"algorithm": "pimc" if name == "pimc" else "ismcts", "iterations": args.iterations, **settings}
+            picks = [search.suggest(state, seat, seed=s, **settings).best.action for s in range(args.seeds)]
             stability[name].append(collections.Counter(picks).most_common(1)[0][1] / args.seeds)
             for algorithm, move in reference.items():
                 agrees[algorithm][name].append(sum(p == move for p in picks) / args.seeds)
