@@ -12,7 +12,8 @@ name ``pimc`` or any entry with ``"algorithm"`` sets its algorithm; one with ``"
 ``--iterations`` under ``--seeds`` seeds, and two reference searches (ISMCTS and PIMC at ``--reference-iterations``
 on 2 threads) name a move each. Prints one JSON object: per configuration, ``stability`` (the mean share of seeds
 that pick the configuration's most frequent move at a position) and ``agrees_ismcts`` / ``agrees_pimc`` (the mean
-share of picks equal to each reference's move). A noisier search is less stable; agreement with a reference is only as good as the reference.
+share of picks equal to each reference's move). A noisier search is less stable; agreement with a reference is only
+as good as the reference.
 """
 
 import argparse
