@@ -141,3 +141,27 @@ def test_beliefs_are_refused_where_a_seats_private_key_changes_or_is_not_named(g
         search.suggest(state, state.current_player(), iterations=10, beliefs=True)
     assert state.to_json() == before
     search.suggest(state, state.current_player(), iterations=10, private_roots=True)  # branching alone is fine
+
+
+def test_the_kuhn_policy_benchmark_values_policies_exactly():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parents[2] / "benchmarks" / "kuhn_policy.py"
+    spec = importlib.util.spec_from_file_location("kuhn_policy", path)
+    kuhn_policy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kuhn_policy)
+    # A Nash equilibrium (alpha = 0): the first seat passes every card and, facing a bet after its pass, calls with the
+    # Queen a third of the time and with the King always; the second seat, after a pass, bets the King and bluffs the
+    # Jack a third of the time, and facing a bet calls with the Queen a third of the time and the King always. The
+    # first seat's value is -1/18.
+    nash = {
+        "J:": 0.0, "Q:": 0.0, "K:": 0.0,
+        "J:Pass": 1 / 3, "Q:Pass": 0.0, "K:Pass": 1.0,
+        "J:Bet": 0.0, "Q:Bet": 1 / 3, "K:Bet": 1.0,
+        "J:Pass,Bet": 0.0, "Q:Pass,Bet": 1 / 3, "K:Pass,Bet": 1.0,
+    }  # fmt: skip
+    assert kuhn_policy.value(nash, nash) == pytest.approx(-1 / 18)
+    always_bet = dict.fromkeys(nash, 1.0)
+    # Against a player who always bets and calls, the equilibrium wins (the seat-averaged value is positive).
+    assert kuhn_policy.value(nash, always_bet) - kuhn_policy.value(always_bet, nash) > 0
