@@ -399,9 +399,10 @@ class GameHost:
             return
         record = hosted.record
         seats = {s: b for s, b in enumerate(hosted.bots) if b is not None and needs_trees(record.game, b)}
+        info = engine_ext.game_info(record.game)
         actors = [move.actor for move in hosted.logs[0]]
-        searches = [seats[a] for a in actors if a in seats]
-        if seats and all(b.iterations is not None for b in searches):
+        searches = [seats[a].resolved(info) for a in actors if a in seats]
+        if seats and all(b.time_ms is None for b in searches):  # iteration budgets (a time budget does not repeat)
             if sum(b.iterations for b in searches) <= REPLAY_ITERATIONS:
                 position = Position(_setup(record), keepers={s: search.TreeKeeper(s) for s in seats})
                 with self.limits.search_slot(control, wait=True):

@@ -154,3 +154,22 @@ def test_a_failed_request_forgets_the_kept_trees(host):
     assert keeper.nodes == 0 and keeper.path == [] and hosted.keepers == {}
     assert hosted.trees_stale == bool(hosted.actions)  # rebuilt before the game's next move if moves were kept
     assert hosted.position.moves == before  # nothing of the failed request was committed
+
+
+def test_a_restart_mid_hand_rebuilds_the_beliefs_of_a_bot_at_its_defaults(tmp_path, searches):
+    # Default settings (no budget given: the default iterations, so the searches repeat); beliefs by default in Leduc.
+    bots = [None, BotSettings()]
+    for seed in range(4):
+        searches.clear()
+        first = GameHost(GameStore(tmp_path / f"g{seed}.db"), Limits(**LIMITS))
+        created, hosted = hosted_game(first, "leduc_poker", 2, seed, bots, moves=1)
+        if hosted.position.state.is_terminal():
+            continue
+        before = len(searches)
+        restarted = GameHost(GameStore(tmp_path / f"g{seed}.db"), Limits(**LIMITS))
+        continue_game(restarted, created)
+        expected = arena_searches(searches, "leduc_poker", 2, seed, bots)
+        played = searches[: len(searches) - len(expected)]
+        replayed, after = played[before : 2 * before], played[2 * before :]
+        assert replayed == played[:before] == expected[:before]
+        assert after == expected[before:]
