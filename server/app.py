@@ -15,7 +15,7 @@ from grpc_reflection.v1alpha import reflection
 
 from atoll.v1 import atoll_pb2
 from server.budget import Limits
-from server.hosting import GameHost
+from server.hosting import KEPT_BYTES, GameHost
 from server.service import AtollService, handler
 from server.store import GameStore
 
@@ -43,9 +43,14 @@ class AtollServer:
         workers: int = 64,
         max_streams: int = 32,
         streams_per_game: int = 8,
+        kept_trees_mb: float | None = None,
     ):
         from server.store import default_db_path
 
+        kept = KEPT_BYTES if kept_trees_mb is None else kept_trees_mb * 2**20
+        if not 0 <= kept < float("inf"):
+            raise ValueError(f"kept_trees_mb: expected a size in MB, 0 or more, got {kept_trees_mb}")
+        kept = int(kept)
         self.db_path = Path(db) if db else default_db_path()
         self.store = GameStore(self.db_path)
         # Streams and searches each hold a worker thread; their caps leave at least a quarter of the workers for
@@ -55,7 +60,8 @@ class AtollServer:
             raise ValueError(f"{searches} searches + {max_streams} streams leave too few of {workers} workers free")
         self.limits = Limits(searches, max_streams, streams_per_game)
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers), options=SERVER_OPTIONS)
-        self.server.add_generic_rpc_handlers((handler(AtollService(GameHost(self.store, self.limits), self.limits)),))
+        self.host = GameHost(self.store, self.limits, kept_bytes=kept)
+        self.server.add_generic_rpc_handlers((handler(AtollService(self.host, self.limits)),))
         self.health = health.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection(

@@ -61,7 +61,9 @@ def serve(args: argparse.Namespace) -> int:
     from server.app import AtollServer
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
-    server = AtollServer(args.host, args.port, args.db, max_searches=args.max_searches)
+    server = AtollServer(
+        args.host, args.port, args.db, max_searches=args.max_searches, kept_trees_mb=args.kept_trees_mb
+    )
     print(f"Atoll listening on {server.address} (games stored in {server.db_path})", flush=True)
     print(
         f"  try (make buf installs buf): buf curl --protocol grpc --http2-prior-knowledge "
@@ -387,6 +389,14 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--port", type=int, default=50051, help="0 picks a free port (printed at start)")
     cmd.add_argument("--db", default=None, help="SQLite file for hosted games (default: under the user data dir)")
     cmd.add_argument("--max-searches", type=int, default=None, help="searches at once (default: 2 per core)")
+    cmd.add_argument(
+        "--kept-trees-mb",
+        type=float,
+        default=None,
+        help="memory for hosted bots' kept search trees, all games together (default: 256); past it the least "
+        "recently played games' trees are released and rebuilt by replay when they go on (0: none are kept, and a "
+        "bot's next search starts afresh)",
+    )
     cmd.set_defaults(run=serve)
     cmd = commands.add_parser("play", help="play a game against bots in the terminal")
     cmd.add_argument("game", choices=engine_ext.GAMES)

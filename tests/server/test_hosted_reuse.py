@@ -173,3 +173,19 @@ def test_a_restart_mid_hand_rebuilds_the_beliefs_of_a_bot_at_its_defaults(tmp_pa
         replayed, after = played[before : 2 * before], played[2 * before :]
         assert replayed == played[:before] == expected[:before]
         assert after == expected[before:]
+
+
+def test_the_servers_tree_memory_is_set_by_its_option(tmp_path):
+    from server.app import AtollServer
+    from server.cli import build_parser
+
+    args = build_parser().parse_args(["serve", "--kept-trees-mb", "1.5"])
+    assert args.kept_trees_mb == 1.5
+    for bad in (-1, float("nan")):
+        with pytest.raises(ValueError, match="kept_trees_mb"):
+            AtollServer(port=0, db=tmp_path / "a.db", kept_trees_mb=bad)
+    server = AtollServer(port=0, db=tmp_path / "b.db", kept_trees_mb=1.5)
+    try:
+        assert server.host.kept_bytes == 1.5 * 2**20
+    finally:
+        server.stop(0)
