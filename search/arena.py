@@ -353,10 +353,16 @@ def pair_score(name: str, group: list[dict]) -> float:
 
 def openskill_ratings(results: list[dict]) -> dict:
     """Plackett-Luce ratings over every game (ties share a rank), each configuration one player; the conservative
-    ordinal (mu - 3 sigma) ranks them."""
+    ordinal (mu - 3 sigma) ranks them.
+
+    OpenSkill rates online, one game after another, so the order matters: the games are taken deal by deal (every
+    lineup's games of deal 0, then of deal 1, ...), the order a tournament plays them in, whatever order they finished
+    in. Rows run separately (``benchmarks/rows.py``) are then rated as if played side by side; taken one lineup after
+    another instead, a row met the field only at the rating it had at that point of the sequence, and the pooled mu of
+    the 4-player standing tables moved by up to one sigma with the files' order."""
     model = optional("openskill.models", "bench").PlackettLuce()
     ratings = {}
-    for result in sorted(results, key=job_key):
+    for result in sorted(results, key=lambda r: (r["deal"], *job_key(r))):
         names = result["seats"]
         for name in names:
             ratings.setdefault(name, model.rating(name=name))

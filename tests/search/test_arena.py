@@ -298,3 +298,60 @@ def test_workers_leave_when_the_arena_is_killed(tmp_path):
     for pid in left:  # leave the machine clean even when the check fails
         os.kill(pid, signal.SIGKILL)
     assert not left
+
+
+def _load_benchmark(name: str):
+    import importlib.util
+
+    path = Path(__file__).parents[2] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _row_file(tmp_path: Path, name: str, config: dict, wins_per_group: list[int]) -> str:
+    # One row bot against a field "f" on 4 seats, deal by deal; in deal d it wins wins_per_group[d] of its 4 rotations
+    # (the field wins the others).
+    games = []
+    for deal, wins in enumerate(wins_per_group):
+        for seat in range(4):
+            seats = ["f"] * 4
+            seats[seat] = name
+            winner = seat if seat < wins else (seat + 1) % 4
+            returns = [1.0 if k == winner else 0.0 for k in range(4)]
+            games.append({"game": "islet", "players": 4, "options": {}, "match": f"{name},f,f,f", "deal": deal,
+                          "seed": deal, "seats": seats, "configs": {name: config, "f": {"algorithm": "greedy"}},
+                          "returns": returns, "scores": [3 * r for r in returns], "seconds": 1.5})  # fmt: skip
+    file = tmp_path / f"{name}.jsonl"
+    file.write_text("".join(json.dumps(g) + "\n" for g in games))
+    return str(file)
+
+
+def test_rows_pair_separate_runs_by_deal_and_plot_them(tmp_path):
+    rows = _load_benchmark("rows")
+    # The reference wins 1 to 3 rotations a deal, the challenger exactly one more each deal: the rows' own intervals
+    # overlap, but paired by deal the difference is exactly +0.25 with no spread.
+    base = [1, 2, 3, 1, 2, 3, 1, 2]
+    ref = _row_file(tmp_path, "i3k", {"iterations": 3000}, base)
+    better = _row_file(tmp_path, "i30k", {"iterations": 30000}, [w + 1 for w in base])
+    partial = _row_file(tmp_path, "i300", {"iterations": 300}, [0, 1, 2])
+    summary, tournament = rows.rows([ref, better, partial], reference=ref)
+    matches = summary["matches"]
+    assert matches["i30k,f,f,f"]["against_reference"]["difference"] == [0.25, 0.25, 0.25]
+    assert matches["i30k,f,f,f"]["against_reference"]["deal_groups"] == 8
+    assert matches["i300,f,f,f"]["against_reference"]["deal_groups"] == 3  # only the deals both rows played
+    assert "against_reference" not in matches["i3k,f,f,f"]
+    assert matches["i3k,f,f,f"]["deal_groups"] == 8 and matches["i3k,f,f,f"]["minutes"] == 0.8  # 32 games of 1.5 s
+    ratings = summary["openskill"]
+    assert ratings["i30k"]["mu"] > ratings["i3k"]["mu"] > ratings["i300"]["mu"]
+    rows.arena.plot_strength(summary, tournament, tmp_path / "rows.png", "f")
+    assert (tmp_path / "rows.png").stat().st_size > 1000
+
+
+def test_rows_refuse_one_name_with_two_settings(tmp_path):
+    rows = _load_benchmark("rows")
+    first = _row_file(tmp_path / "a", "x", {"iterations": 300}, [1, 2]) if (tmp_path / "a").mkdir() is None else None
+    second = _row_file(tmp_path / "b", "x", {"iterations": 3000}, [1, 2]) if (tmp_path / "b").mkdir() is None else None
+    with pytest.raises(ValueError, match="'x'.*rename"):
+        rows.rows([first, second])

@@ -1,0 +1,120 @@
+"""Standing-table rows from several arena runs: each row's summary, its difference from a reference row paired by
+deal, OpenSkill ratings pooled over every row, and the strength-vs-budget plot.
+
+Usage: python benchmarks/rows.py RUN.jsonl [RUN.jsonl ...] [--reference RUN.jsonl] [--plot PNG --against NAME]
+
+A multi-player standing table is built one row per run (one bot in one seat against copies of a field bot, e.g.
+`atoll bench strength --players 4 --bot ismcts300=ismcts,iterations=300 --bot greedy=greedy --lineup
+ismcts300,greedy,greedy,greedy --out row.jsonl`), so that each row can be sized and resumed on its own. This script
+reads the rows back together: every match found in the files is summarised as `atoll bench strength` would
+(`search.arena.summarize_match`); with `--reference`, each row's first configuration is compared with the reference
+row's first configuration deal by deal (rows run with the same `--seed` play the same deals, so the difference of
+their mean win shares per deal group has a much narrower interval than either row); the ratings pool every game of
+every file into one Plackett-Luce fit (the field bot, which plays in every row, ties the scale); `--plot` draws win
+share against `--against` by iterations, one line per algorithm, as `atoll bench strength --plot` does for one run.
+
+Configurations are identified by name across files: a name given different settings in two files is an error (rename
+one run's configuration). Prints one JSON object.
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+from search import arena, stats
+from search.play import BotSettings
+
+
+def load(paths: list[str]) -> list[dict]:
+    """Every finished game of the files (a truncated last line, an interrupted write, is dropped); one game and player
+    count, and one setting per configuration name, across all of them."""
+    results: list[dict] = []
+    configs: dict[str, tuple[dict, str]] = {}
+    for path in paths:
+        for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+            try:
+                result = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if results and (result["game"], result["players"]) != (results[0]["game"], results[0]["players"]):
+                raise ValueError(
+                    f"{path}:{number} is a {result['game']} game with {result['players']} players, the first file's "
+                    f"are {results[0]['game']} with {results[0]['players']}"
+                )
+            for name, config in result["configs"].items():
+                seen = configs.setdefault(name, (config, f"{path}:{number}"))
+                if seen[0] != config:
+                    raise ValueError(
+                        f"configuration {name!r} is {seen[0]} at {seen[1]} and {config} at {path}:{number}; "
+                        "rename one of them"
+                    )
+            results.append(result)
+    if not results:
+        raise ValueError("no finished games in " + ", ".join(paths))
+    return results
+
+
+def challenger_shares(lineup: list[str], games: list[dict]) -> dict[int, float]:
+    """The first configuration's mean win share in each complete deal group."""
+    return {deal: arena.pair_score(lineup[0], group) for deal, group in arena.complete_groups(lineup, games).items()}
+
+
+def rows(paths: list[str], reference: str | None = None) -> tuple[dict, arena.Tournament]:
+    results = load(list(dict.fromkeys(paths + ([reference] if reference else []))))
+    matches: dict[str, list[dict]] = {}
+    for result in results:
+        matches.setdefault(result["match"], []).append(result)
+    configs = {name: BotSettings.from_dict(config) for result in results for name, config in result["configs"].items()}
+    lineups = [match.split(",") for match in matches]
+    first = results[0]
+    tournament = arena.Tournament(
+        first["game"], first["players"], configs, lineups, 1 + max(r["deal"] for r in results), 0, first["options"]
+    )
+    summary: dict = {"game": first["game"], "players": first["players"], "games": len(results), "matches": {}}
+    for lineup in lineups:
+        match = ",".join(lineup)
+        summary["matches"][match] = arena.summarize_match(lineup, matches[match])
+        summary["matches"][match]["minutes"] = round(sum(g["seconds"] for g in matches[match]) / 60, 1)
+    if reference:
+        ref_games = load([reference])
+        ref_lineup = ref_games[0]["match"].split(",")
+        base = challenger_shares(ref_lineup, [g for g in ref_games if g["match"] == ",".join(ref_lineup)])
+        for lineup in lineups:
+            match = ",".join(lineup)
+            if lineup == ref_lineup:
+                continue
+            shares = challenger_shares(lineup, matches[match])
+            common = sorted(set(shares) & set(base))
+            if len(common) < 2:
+                continue
+            diff = stats.mean_interval([shares[d] - base[d] for d in common])
+            summary["matches"][match]["against_reference"] = {
+                "reference": ",".join(ref_lineup),
+                "deal_groups": len(common),
+                "difference": diff.as_list(),
+            }
+    if first["players"] > 2:
+        summary["openskill"] = arena.openskill_ratings(results)
+    return summary, tournament
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", help="arena JSONL files (atoll bench strength --out), one row each")
+    parser.add_argument("--reference", help="the row the others are paired with by deal")
+    parser.add_argument("--plot", help="PNG: win share against --against by iterations, one line per algorithm")
+    parser.add_argument("--against", help="the field bot the plot measures against (required with --plot)")
+    args = parser.parse_args()
+    if args.plot and not args.against:
+        parser.error("--plot needs --against NAME (the field bot)")
+    try:
+        summary, tournament = rows(args.paths, args.reference)
+    except (ValueError, KeyError) as err:
+        parser.exit(2, f"rows.py: {err}\n")
+    if args.plot:
+        arena.plot_strength(summary, tournament, Path(args.plot), args.against)
+    print(json.dumps(summary, indent=2))
+
+
+if __name__ == "__main__":
+    main()
