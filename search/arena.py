@@ -448,11 +448,12 @@ def plot_strength(summary: dict, tournament: Tournament, path: Path, against: st
             continue
         lines[settings.algorithm].append((settings.iterations, result["configs"][challenger]["mean_return"]))
     figure, axes = pyplot.subplots(figsize=(7, 4.5))
-    for algorithm, points in sorted(lines.items()):
+    markers = "osD^v*"  # one per algorithm, so that points at one budget stay told apart where they overlap
+    for number, (algorithm, points) in enumerate(sorted(lines.items())):
         points.sort()
         xs = [p[0] for p in points]
         ys = [p[1][0] for p in points]
-        (line,) = axes.plot(xs, ys, marker="o", label=algorithm)
+        (line,) = axes.plot(xs, ys, marker=markers[number % len(markers)], fillstyle="none", label=algorithm)
         axes.fill_between(xs, [p[1][1] for p in points], [p[1][2] for p in points], alpha=0.2, color=line.get_color())
         errors = [
             [y - p[1][1] for y, p in zip(ys, points, strict=True)],
