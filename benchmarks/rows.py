@@ -109,7 +109,7 @@ def main() -> None:
         parser.error("--plot needs --against NAME (the field bot)")
     try:
         summary, tournament = rows(args.paths, args.reference)
-    except (ValueError, KeyError) as err:
+    except (OSError, ValueError, KeyError) as err:
         parser.exit(2, f"rows.py: {err}\n")
     if args.plot:
         arena.plot_strength(summary, tournament, Path(args.plot), args.against)
