@@ -96,6 +96,7 @@ class SearchDefaults:
     widening: float = 0.0  # progressive widening factor (0: off)
     minimax: float = 0.0  # implicit minimax weight in selection (0: off)
     final_lcb: float = 0.0  # the final choice by a lower confidence bound, this many standard errors (0: most visited)
+    halving: bool = False  # tree searches with an iteration budget: sequential halving over the root moves
     canonical_order: bool = False  # tree search: consecutive own moves that commute are searched in one order only
     open_loop: bool = False  # ISMCTS: the searching seat's tree follows its own moves only (see SearchConfig)
     private_roots: bool = False  # ISMCTS: other seats' trees branch first on their own hidden facts (see SearchConfig)

@@ -61,6 +61,12 @@ class SearchConfig:
     ``final_lcb`` (tree searches): the move played is the one whose learnt value has the highest lower confidence
     bound, this many standard errors below its mean, among the moves with at least a tenth of the most visited one's
     visits (0: the most visited, the default).
+    ``halving`` (tree searches with an iteration budget): the searching seat's root moves are chosen by sequential
+    halving instead of UCB. The budget is split into ceil(log2(moves)) rounds; in each, every surviving move gets an
+    equal share of the round's iterations (the tree below it searches as usual), then the better half by mean reward
+    goes on; the move played is the best by mean among the last survivors. It spends the budget on telling the best
+    moves apart rather than on regret during the search, which is what a wide root with noisy values needs. A search
+    bounded by time alone has no budget to split and selects by UCB at the root.
     ``canonical_order``: where the game can tell (``GameVTable.redundant``), two consecutive moves of one seat that
     reach the same position in either order are searched in one order only (below the root), so the tree does not
     split its visits between transpositions of one plan.
@@ -107,6 +113,7 @@ class SearchConfig:
     widening: float | None = None
     minimax: float | None = None
     final_lcb: float | None = None
+    halving: bool | None = None
     canonical_order: bool | None = None
     open_loop: bool | None = None
     private_roots: bool | None = None
@@ -148,6 +155,7 @@ class SearchConfig:
             widening=defaults.widening if self.widening is None else self.widening,
             minimax=defaults.minimax if self.minimax is None else self.minimax,
             final_lcb=defaults.final_lcb if self.final_lcb is None else self.final_lcb,
+            halving=defaults.halving if self.halving is None else self.halving,
             canonical_order=defaults.canonical_order if self.canonical_order is None else self.canonical_order,
             open_loop=defaults.open_loop if self.open_loop is None else self.open_loop,
             private_roots=defaults.private_roots if self.private_roots is None else self.private_roots,
@@ -500,6 +508,7 @@ def _tree_search(
             slot["learnt_sum"] += entry["learnt_sum"]
             slot["own_learnt_sum"] += entry["own_learnt_sum"]
             slot["learnt_sq_sum"] += entry["learnt_sq_sum"]
+            slot["survived"] += entry["survived"]
     return pooled, runs
 
 
@@ -512,6 +521,7 @@ def empty_slot(players: int) -> dict:
         "learnt_sum": 0.0,
         "own_learnt_sum": 0.0,
         "learnt_sq_sum": 0.0,
+        "survived": 0,
     }
 
 
@@ -573,13 +583,16 @@ def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
     is what selection used), then the lower id; with ``final_lcb`` > 0, by the learnt value's lower confidence bound
     (mean minus ``final_lcb`` standard errors, each move's spread at least the root's pooled spread) among the moves
     with at least ``LCB_VISIT_FLOOR`` of the most visited one's visits (so a move seen a few times cannot win on a
-    lucky sample), the others after them. Flat Monte Carlo and greedy spread visits evenly by design, so their
-    ranking is by that learnt value."""
+    lucky sample), the others after them; with ``halving`` (and an iteration budget), by the rounds of sequential
+    halving survived (summed over threads), then by that learnt value: the last survivors are compared by their means.
+    Flat Monte Carlo and greedy spread visits evenly by design, so their ranking is by that learnt value."""
     seed, top_k = config.seed, config.top_k
     legal = set(state.legal_actions())
     entries = [(a, s) for a, s in pooled.items() if a in legal and s["visits"] > 0]
     if config.algorithm in ("flat", "greedy"):
         entries.sort(key=lambda e: (-e[1]["learnt_sum"] / e[1]["visits"], -e[1]["visits"], e[0]))
+    elif config.halving and config.iterations is not None:
+        entries.sort(key=lambda e: (-e[1]["survived"], -e[1]["learnt_sum"] / e[1]["visits"], -e[1]["visits"], e[0]))
     elif config.final_lcb:
         bound = _lower_bounds(entries, config.final_lcb)
         floor = LCB_VISIT_FLOOR * max(s["visits"] for _, s in entries) if entries else 0

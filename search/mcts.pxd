@@ -49,6 +49,7 @@ cdef struct RootStats:
     double* wins
     double* learnt          # the searching seat's rewards as the tree learns them (relative to the baseline + 0.5)
     double* learnt_sq       # and their squares (the final choice's lower confidence bound)
+    int32_t* survived       # halving: the rounds of sequential halving the action survived (all of them: a finalist)
     int64_t* prior          # visits a reused tree brought (an earlier search's iterations through the child)
     double* prior_learnt    # and their learnt rewards, re-based on this search's root
     int32_t count
@@ -77,6 +78,7 @@ cdef struct Params:
     int worlds              # PIMC: worlds the iteration budget is split over
     bint light_playouts     # playouts use the game's light policy when it has one (else uniform)
     bint baseline           # rewards relative to the root's heuristic value in each sampled world
+    bint halving            # sequential halving over the searching seat's root moves (searches with a budget)
     volatile int* cancel    # set by Control.cancel() from another thread
 
 
@@ -85,6 +87,24 @@ cdef struct Outcome:
     int64_t worlds
     int32_t nodes
     double baseline_sum[MAX_SEATS_ANY]  # per seat: the root's heuristic summed over the iterations' sampled worlds
+
+
+cdef struct Halving:
+    # Sequential halving at the searching seat's root (Karnin et al. 2013; Cazenave 2015): the budget is split into
+    # ceil(log2(moves)) rounds; in each, every surviving move gets an equal share of the round's iterations (the tree
+    # below it searches as usual), then the better half by mean reward survives. Survivors come first in ``order``.
+    int32_t root            # the node the halving applies to (the searching seat's root)
+    int moves               # root moves (0: not started; set at the first iteration)
+    int alive               # survivors: order[0 .. alive)
+    int* order              # indices into ``actions``
+    int32_t* actions        # every root move
+    int32_t* rounds         # per move: rounds survived
+    int64_t* got            # per move: visits in the current round
+    double* mean            # per move: its mean reward when the last round ended
+    int64_t per_move        # visits each survivor gets this round
+    int rounds_left
+    int64_t budget          # the search's iterations
+    int64_t done            # iterations that went through the root so far
 
 
 cdef struct Walk:
@@ -109,3 +129,4 @@ cdef struct Walk:
     double* scaled          # per seat: returns scaled to [0, 1]
     double* baseline        # per seat: the root's heuristic value in this world (0.5 without a control variate)
     double win              # the searching seat's win share of the playout
+    Halving* halving        # NULL: the root selects by UCB like every node

@@ -183,13 +183,14 @@ cdef int root_init(RootStats* r, int capacity, int players) noexcept nogil:
     r.wins = <double*>calloc(capacity, sizeof(double))
     r.learnt = <double*>calloc(capacity, sizeof(double))
     r.learnt_sq = <double*>calloc(capacity, sizeof(double))
+    r.survived = <int32_t*>calloc(capacity, sizeof(int32_t))
     r.prior = <int64_t*>calloc(capacity, sizeof(int64_t))
     r.prior_learnt = <double*>calloc(capacity, sizeof(double))
     r.count = 0
     r.capacity = capacity
     r.players = players
     return (r.action != NULL and r.visits != NULL and r.values != NULL and r.wins != NULL and r.learnt != NULL
-            and r.learnt_sq != NULL and r.prior != NULL and r.prior_learnt != NULL)
+            and r.learnt_sq != NULL and r.survived != NULL and r.prior != NULL and r.prior_learnt != NULL)
 
 
 cdef void root_free(RootStats* r) noexcept nogil:
@@ -199,6 +200,7 @@ cdef void root_free(RootStats* r) noexcept nogil:
     free(r.wins)
     free(r.learnt)
     free(r.learnt_sq)
+    free(r.survived)
     free(r.prior)
     free(r.prior_learnt)
 
@@ -302,6 +304,7 @@ cdef int walk_init(Walk* w, const GameVTable* vt, int trees, int players) noexce
     w.kept_scored = <double*>malloc(players * sizeof(double))
     w.kept_action = -1
     w.kept_ready = False
+    w.halving = NULL
     w.legal = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
     w.untried = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
     w.tried = <char*>malloc(vt.max_actions)
@@ -470,6 +473,103 @@ cdef int32_t policy_action(const GameVTable* vt, const Params* prm, Rng* rng, Wa
     return w.legal[rng_below(rng, n)]
 
 
+cdef int halving_init(Halving* h, int capacity, int32_t root, int64_t budget) noexcept nogil:
+    h.root = root
+    h.moves = 0
+    h.alive = 0
+    h.budget = budget
+    h.done = 0
+    h.order = <int*>malloc(capacity * sizeof(int))
+    h.actions = <int32_t*>malloc(capacity * sizeof(int32_t))
+    h.rounds = <int32_t*>calloc(capacity, sizeof(int32_t))
+    h.got = <int64_t*>calloc(capacity, sizeof(int64_t))
+    h.mean = <double*>malloc(capacity * sizeof(double))
+    return h.order != NULL and h.actions != NULL and h.rounds != NULL and h.got != NULL and h.mean != NULL
+
+
+cdef void halving_free(Halving* h) noexcept nogil:
+    free(h.order)
+    free(h.actions)
+    free(h.rounds)
+    free(h.got)
+    free(h.mean)
+
+
+cdef void halving_share(Halving* h) noexcept nogil:
+    """Each survivor's visits in the round that starts: the iterations left, spread evenly over the rounds left, over
+    the survivors (the last survivor gets everything that remains)."""
+    cdef int64_t left = h.budget - h.done
+    if h.alive <= 1 or h.rounds_left <= 1:
+        h.per_move = left // h.alive if h.alive > 1 else left
+    else:
+        h.per_move = left // h.rounds_left // h.alive
+    if h.per_move < 1:
+        h.per_move = 1
+
+
+cdef void halving_round(const GameVTable* vt, const Params* prm, const Arena* arena, Walk* w) noexcept nogil:
+    """End a round: the better half of the survivors by their mean reward so far (every round's) go on."""
+    cdef Halving* h = w.halving
+    cdef int i, j, k, keep
+    cdef int32_t child, observed
+    for i in range(h.alive):
+        k = h.order[i]
+        observed = h.actions[k] if w.trees == 1 else vt.observed_action(w.world, h.actions[k], prm.seat)
+        child = find_child(arena, h.root, observed)
+        if child != NO_NODE and arena.nodes[child].visits > 0:
+            h.mean[k] = arena.nodes[child].value / arena.nodes[child].visits
+        else:
+            h.mean[k] = -1e300
+    for i in range(1, h.alive):  # insertion sort, best first; ties keep the earlier (lower) move first
+        k = h.order[i]
+        j = i - 1
+        while j >= 0 and h.mean[h.order[j]] < h.mean[k]:
+            h.order[j + 1] = h.order[j]
+            j -= 1
+        h.order[j + 1] = k
+    keep = (h.alive + 1) // 2
+    for i in range(h.alive):
+        h.got[h.order[i]] = 0
+        if i < keep:
+            h.rounds[h.order[i]] += 1
+    h.alive = keep
+    h.rounds_left -= 1
+    halving_share(h)
+
+
+cdef int32_t halving_pick(const GameVTable* vt, const Params* prm, const Arena* arena, Walk* w,
+                          int n) noexcept nogil:
+    """The root move of this iteration under sequential halving: the survivor with the fewest visits this round
+    (legal in this world), after ending the round if every survivor has had its share; -1 when none is legal."""
+    cdef Halving* h = w.halving
+    cdef int i, k, best = -1, rounds = 0
+    if h.moves == 0:
+        h.moves = n
+        h.alive = n
+        for i in range(n):
+            h.actions[i] = w.legal[i]
+            h.order[i] = i
+        while (1 << rounds) < n:
+            rounds += 1
+        h.rounds_left = rounds if rounds > 0 else 1
+        halving_share(h)
+    if h.alive > 1:
+        for i in range(h.alive):
+            if h.got[h.order[i]] < h.per_move:
+                break
+        else:
+            halving_round(vt, prm, arena, w)
+    for i in range(h.alive):
+        k = h.order[i]
+        if position_of(w.legal, n, h.actions[k]) >= 0 and (best < 0 or h.got[k] < h.got[best]):
+            best = k
+    if best < 0:
+        return -1
+    h.got[best] += 1
+    h.done += 1
+    return h.actions[best]
+
+
 cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena, Rng* rng, Walk* w,
                            int32_t node) noexcept nogil:
     """The acting seat's choice at its tree node ``node``: an untried legal action (``pick_untried``) while the node
@@ -479,8 +579,14 @@ cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena
     cdef int k, kept, untried_count = 0, children = 0
     cdef int32_t child, best_child = NO_NODE, previous
     cdef double ucb, best_ucb = -1.0
-    cdef double exploration = exploration_at(prm, arena, node)
+    cdef double exploration
     cdef Node* c
+    cdef int32_t chosen
+    if w.halving != NULL and node == w.halving.root:
+        chosen = halving_pick(vt, prm, arena, w, n)
+        if chosen >= 0:
+            return chosen
+    exploration = exploration_at(prm, arena, node)
     if prm.canonical_order and arena.nodes[node].mover == vt.current_player(w.world):
         # The same seat moved into this node: drop the moves that would only transpose its last one (the game
         # searches them in the other order), keeping the list ascending. Never at a root (its mover is -1).
@@ -633,10 +739,20 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
     evaluate, backpropagate. ``perfect``: one tree keyed by actual actions (PIMC, cheat); otherwise one tree per seat
     keyed by what it observes. ``resample``: a new world per iteration. Returns 0 when memory ran out."""
     cdef Walk w
+    cdef Halving halving
     cdef int64_t done = 0
+    cdef int k
+    cdef int32_t slot, action
+    cdef int64_t total = budget if budget >= 0 else prm.iterations
     if not walk_init(&w, vt, 1 if perfect else prm.players, prm.players):
         walk_free(&w)
         return 0
+    if prm.halving and total > 0:
+        if not halving_init(&halving, vt.max_actions, 0 if perfect else prm.seat, total):
+            halving_free(&halving)
+            walk_free(&w)
+            return 0
+        w.halving = &halving
     while arena.count < w.trees:
         if new_node(arena, NO_NODE, -1, -1) == NO_NODE:  # one root per tree: node t is tree t's root
             walk_free(&w)
@@ -649,6 +765,13 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
         out.iterations += 1
         done += 1
     out.nodes = arena.count
+    if w.halving != NULL:
+        for k in range(halving.moves):
+            action = halving.actions[k]
+            slot = root_slot(stats, action if perfect else vt.observed_action(root, action, prm.seat))
+            if slot >= 0:
+                stats.survived[slot] += halving.rounds[k]
+        halving_free(&halving)
     walk_free(&w)
     return 1
 
@@ -932,6 +1055,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.worlds = max(1, config.worlds)
     prm.light_playouts = config.light_playouts
     prm.baseline = config.baseline
+    prm.halving = config.halving and prm.algorithm != ALG_FLAT
     prm.cancel = &control.flag
     out.iterations = 0
     out.worlds = 0
@@ -1015,6 +1139,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
                 "learnt_sum": stats.learnt[k] + stats.prior_learnt[k],
                 "own_learnt_sum": stats.learnt[k],
                 "learnt_sq_sum": stats.learnt_sq[k],
+                "survived": stats.survived[k],
             }
             for k in range(stats.count)
         ],
