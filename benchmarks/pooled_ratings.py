@@ -8,7 +8,8 @@ row's games into one Plackett-Luce fit rates all row bots and the shared field o
 game, gets the smallest sigma. The games are rated deal by deal (``search.arena.openskill_ratings``): OpenSkill rates
 online, so the order matters, and rows of unequal length do not compare well by mu (read their win shares, or use
 ``benchmarks/rows.py``, which gives both). Prints one JSON object: configuration name -> mu, sigma, ordinal
-(mu - 3 sigma), highest ordinal first. Configurations are identified by name, so give the field bot the same name in every run.
+(mu - 3 sigma), highest ordinal first. Configurations are identified by name, so give the field bot the same name
+in every run.
 """
 
 import argparse
