@@ -755,6 +755,8 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
         w.halving = &halving
     while arena.count < w.trees:
         if new_node(arena, NO_NODE, -1, -1) == NO_NODE:  # one root per tree: node t is tree t's root
+            if w.halving != NULL:
+                halving_free(&halving)
             walk_free(&w)
             return 0
     while not stop_now(prm, out.iterations) and (budget < 0 or done < budget):
