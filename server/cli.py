@@ -61,9 +61,13 @@ def serve(args: argparse.Namespace) -> int:
     from server.app import AtollServer
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
-    server = AtollServer(
-        args.host, args.port, args.db, max_searches=args.max_searches, kept_trees_mb=args.kept_trees_mb
-    )
+    try:
+        server = AtollServer(
+            args.host, args.port, args.db, max_searches=args.max_searches, kept_trees_mb=args.kept_trees_mb
+        )
+    except ValueError as err:  # a setting out of range: say which, no traceback
+        print(f"atoll serve: {err}", file=sys.stderr)
+        return 2
     print(f"Atoll listening on {server.address} (games stored in {server.db_path})", flush=True)
     print(
         f"  try (make buf installs buf): buf curl --protocol grpc --http2-prior-knowledge "

@@ -189,3 +189,11 @@ def test_the_servers_tree_memory_is_set_by_its_option(tmp_path):
         assert server.host.kept_bytes == 1.5 * 2**20
     finally:
         server.stop(0)
+
+
+def test_a_bad_tree_memory_is_a_clear_error_at_the_command_line(tmp_path, capsys):
+    from server.cli import build_parser
+
+    args = build_parser().parse_args(["serve", "--port", "0", "--db", str(tmp_path / "c.db"), "--kept-trees-mb", "-1"])
+    assert args.run(args) == 2
+    assert "atoll serve: kept_trees_mb" in capsys.readouterr().err
