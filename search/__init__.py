@@ -409,6 +409,8 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
             f"beliefs: {state.game_name} names no private key that stays the same through a game, so what a seat's"
             " moves said about it cannot carry over"
         )
+    if config.halving and config.final_lcb:
+        raise ValueError("halving and final_lcb each choose the move played; set one of them")
     if config.top_k < 1:
         raise ValueError(f"top_k: expected at least 1, got {config.top_k}")
     if config.threads < 1:

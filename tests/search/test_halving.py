@@ -2,6 +2,8 @@
 
 import math
 
+import pytest
+
 import engine_ext
 import search
 from search import mcts
@@ -95,3 +97,9 @@ def test_threads_pool_the_rounds_each_survived():
         assert slot["survived"] == sum(e["survived"] for r in runs for e in r["actions"] if e["action"] == action)
     ranked = search._rank(state, seat, pooled, [], config)
     assert pooled[ranked[0].action]["survived"] == max(slot["survived"] for slot in pooled.values())
+
+
+def test_halving_and_a_lower_bound_choice_are_refused_together():
+    state = wide_position()
+    with pytest.raises(ValueError, match="halving and final_lcb"):
+        search.suggest(state, state.current_player(), iterations=100, halving=True, final_lcb=2.0)
