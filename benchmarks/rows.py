@@ -76,9 +76,11 @@ def rows(paths: list[str], reference: str | None = None) -> tuple[dict, arena.To
         summary["matches"][match] = arena.summarize_match(lineup, matches[match])
         summary["matches"][match]["minutes"] = round(sum(g["seconds"] for g in matches[match]) / 60, 1)
     if reference:
-        ref_games = load([reference])
-        ref_lineup = ref_games[0]["match"].split(",")
-        base = challenger_shares(ref_lineup, [g for g in ref_games if g["match"] == ",".join(ref_lineup)])
+        # The reference row is the reference file's first match (its games are among the results already).
+        with open(reference) as lines:
+            ref_match = next(json.loads(line)["match"] for line in lines if line.strip())
+        ref_lineup = ref_match.split(",")
+        base = challenger_shares(ref_lineup, matches[ref_match])
         for lineup in lineups:
             match = ",".join(lineup)
             if lineup == ref_lineup:
