@@ -114,6 +114,7 @@ cdef inline double rng_uniform(Rng* rng) noexcept nogil:
 # ---------------------------------------------------------------------------------------------------------------------
 cdef enum:
     MAX_OTHER_HEURISTICS = 7   # evaluation functions a game offers beside its default, for the arena to choose from
+    MAX_OTHER_PLAYOUTS = 3     # playout policies a game offers beside its light one (GameInfo.playout_policies[1:])
 
 
 ctypedef int (*int_of_state_fn)(const void* s) noexcept nogil
@@ -157,6 +158,8 @@ cdef struct GameVTable:
     # optional: a number in [0, 2**24) naming what ``seat`` alone knows in ``s`` (its own hidden facts; -1: nothing), so
     # the search can give each value its own subtree in that seat's tree (``SearchConfig.private_roots``)
     private_key_fn private_key
+    # optional alternatives to ``playout_action`` (GameInfo.playout_policies[1:]), NULL-padded
+    playout_fn other_playout_actions[MAX_OTHER_PLAYOUTS]
 
 
 cdef inline void clone_into(const GameVTable* vt, void* dst, const void* src) noexcept nogil:

@@ -85,7 +85,8 @@ class SearchDefaults:
 
     ``exploration``: the UCB constant for rewards in [0, 1], or with ``scaled_exploration`` in units of the spread of
     the acting seat's rewards at the node. ``playout_depth``: playout steps before the heuristic
-    scores the position (-1: play to the end). ``light_playouts``: use the game's light playout policy. ``baseline``:
+    scores the position (-1: play to the end). ``light_playouts``: use the game's light playout policy, or with
+    ``playout_policy`` the one of the game's policies of that name (``GameInfo.playout_policies``). ``baseline``:
     learn values relative to the root's heuristic value in each sampled world (games with a heuristic only).
     """
 
@@ -105,7 +106,12 @@ class SearchDefaults:
     setup_algorithm: str = "same"  # what a search plays at set-up decisions (GameInfo.in_setup): "same" or "greedy"
     playout_depth: int = -1
     light_playouts: bool = True
+    playout_policy: str | None = None  # a name from GameInfo.playout_policies; None: the first (the light policy)
     baseline: bool = True
+    # The greedy bot's own evaluation and playout depth where they differ from the search's (None: the same): one ply
+    # scored at once by an evaluation that sees the game's goals, where the search plays to the end.
+    greedy_heuristic: str | None = None
+    greedy_playout_depth: int | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +137,9 @@ class GameInfo:
     # Names of the game's evaluation functions (the table's ``heuristic`` first, then ``other_heuristics``); empty
     # for a game without one. ``SearchConfig.heuristic`` picks one by name.
     heuristics: tuple[str, ...] = ()
+    # Names of the game's playout policies (the table's ``playout_action`` first, then ``other_playout_actions``);
+    # empty for a game whose playouts are uniform. ``SearchConfig.playout_policy`` picks one by name.
+    playout_policies: tuple[str, ...] = ()
     search_defaults: SearchDefaults = SearchDefaults()
     # Whether a seat's private key (GameVTable.private_key) stays the same through a game (a dealt card does), so
     # beliefs about it may carry from search to search (SearchConfig.beliefs); a key that changes (Survive's, where

@@ -1033,7 +1033,10 @@ GAME_INFOS = (
         # 2) with each new child the best of 4 untried moves by "points" one ply on beat neither at equal time by +44
         # Elo [11, 78] (SPRT 0/30 accepted after 223 pairs, 2026-12-02: --bot
         # wc=ismcts,time_ms=30,candidates=4,widening=2 --bot old=ismcts,time_ms=30 --lineup wc,old --deals 300
-        # --sprt=0,30 --workers 1).
+        # --sprt=0,30 --workers 1). The search keeps "points" (for its candidates and control variate "missions" lost:
+        # -41 Elo [-89, 6], SPRT 0/30 H0 after 119 pairs at 30 ms, 2026-12-03); the greedy bot scores one ply on by
+        # "missions" at once, which beat greedy over playouts to the end 0.81 [0.72, 0.91] over 40 deal groups
+        # (2026-12-03: --bot gm=greedy,heuristic=missions,playout_depth=0 --bot gp=greedy --lineup gm,gp --deals 40).
         search_defaults=SearchDefaults(
             exploration=1.0,
             scaled_exploration=True,
@@ -1042,7 +1045,10 @@ GAME_INFOS = (
             baseline=True,
             candidates=4,
             widening=2.0,
+            greedy_heuristic="missions",
+            greedy_playout_depth=0,
         ),
-        heuristics=("points",),
+        heuristics=("points", "missions"),
+        playout_policies=("light", "purposeful"),
     ),
 )

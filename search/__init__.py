@@ -93,10 +93,11 @@ class SearchConfig:
     (``ismcts``, ``pimc``, ``flat``, ``cheat``) plays this algorithm instead, on the same budget (``"greedy"``: the
     evaluation one ply on over sampled worlds, never fewer than its own ``GREEDY_SAMPLES``); ``"same"``: the search
     itself.
-    ``playout_depth``: playout steps before the game's
-    heuristic scores the position (-1: to the end). ``light_playouts``: playouts use the game's light policy where it
-    has one. ``baseline``: tree values are learnt relative to the heuristic value of the root in each sampled world (a
-    control variate; games with a heuristic only). ``worlds``: PIMC's sampled worlds. ``node_capacity``: the tree's
+    ``playout_depth``: playout steps before the game's heuristic scores the position (-1: to the end).
+    ``light_playouts``: playouts use the game's light policy where it has one (else uniform); ``playout_policy``
+    names another of the game's policies (``GameInfo.playout_policies``) to use instead. ``baseline``: tree values are
+    learnt relative to the heuristic value of the root in each sampled world (a control variate; games with a
+    heuristic only). ``worlds``: PIMC's sampled worlds. ``node_capacity``: the tree's
     node limit (default: enough for the budget).
     """
 
@@ -122,6 +123,7 @@ class SearchConfig:
     setup_algorithm: str | None = None
     playout_depth: int | None = None
     light_playouts: bool | None = None
+    playout_policy: str | None = None
     baseline: bool | None = None
     worlds: int | None = None
     node_capacity: int | None = None
@@ -140,17 +142,22 @@ class SearchConfig:
 
     def resolved(self, info: engine_ext.GameInfo) -> SearchConfig:
         """This configuration with every unset field taken from the game's record and the documented defaults.
-        (``greedy`` without a budget keeps its own: ``GREEDY_SAMPLES`` worlds; PIMC's worlds depend on the position
-        and are chosen when it runs.)"""
+        (``greedy`` without a budget keeps its own: ``GREEDY_SAMPLES`` worlds, and takes the game's
+        ``greedy_heuristic`` and ``greedy_playout_depth`` where its record names them; PIMC's worlds depend on the
+        position and are chosen when it runs.)"""
         defaults = info.search_defaults
         iterations = self.iterations
         if iterations is None and self.time_ms is None and self.algorithm != "greedy":
             iterations = DEFAULT_ITERATIONS
+        heuristic, depth = defaults.heuristic, defaults.playout_depth
+        if self.algorithm == "greedy":
+            heuristic = defaults.greedy_heuristic or heuristic
+            depth = depth if defaults.greedy_playout_depth is None else defaults.greedy_playout_depth
         return replace(
             self,
             iterations=iterations,
             exploration=defaults.exploration if self.exploration is None else self.exploration,
-            heuristic=defaults.heuristic if self.heuristic is None else self.heuristic,
+            heuristic=heuristic if self.heuristic is None else self.heuristic,
             candidates=defaults.candidates if self.candidates is None else self.candidates,
             widening=defaults.widening if self.widening is None else self.widening,
             minimax=defaults.minimax if self.minimax is None else self.minimax,
@@ -165,8 +172,9 @@ class SearchConfig:
             scaled_exploration=(
                 defaults.scaled_exploration if self.scaled_exploration is None else self.scaled_exploration
             ),
-            playout_depth=defaults.playout_depth if self.playout_depth is None else self.playout_depth,
+            playout_depth=depth if self.playout_depth is None else self.playout_depth,
             light_playouts=defaults.light_playouts if self.light_playouts is None else self.light_playouts,
+            playout_policy=defaults.playout_policy if self.playout_policy is None else self.playout_policy,
             baseline=defaults.baseline if self.baseline is None else self.baseline,
         )
 
@@ -396,6 +404,8 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
         raise ValueError(f"node_capacity: expected at least {MIN_NODES}, got {config.node_capacity}")
     if config.heuristic is not None:
         mcts.heuristic_index(state, config.heuristic)  # raises ValueError naming what the game offers
+    if config.playout_policy is not None:
+        mcts.playout_index(state, config.playout_policy)  # the same for playout policies
     if config.candidates is not None and config.candidates < 1:
         raise ValueError(f"candidates: expected at least 1, got {config.candidates}")
     if config.widening is not None and config.widening < 0:
@@ -550,7 +560,13 @@ def _greedy(
             after = world.clone()
             after.apply(action)
             scaled = mcts.evaluate_state(
-                after, seat, _thread_seed(seed + action, k), depth, config.light_playouts, config.heuristic
+                after,
+                seat,
+                _thread_seed(seed + action, k),
+                depth,
+                config.light_playouts,
+                config.heuristic,
+                config.playout_policy,
             )
             slot = pooled.setdefault(action, empty_slot(players))
             slot["visits"] += 1

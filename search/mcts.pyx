@@ -44,9 +44,11 @@ from engine_ext import game_info
 from engine_ext.core cimport (
     CHANCE_PLAYER,
     MAX_OTHER_HEURISTICS,
+    MAX_OTHER_PLAYOUTS,
     MAX_SEATS_ANY,
     TERMINAL_PLAYER,
     GameVTable,
+    playout_fn,
     returns_fn,
     Rng,
     State,
@@ -262,8 +264,8 @@ cdef void evaluate(const GameVTable* vt, void* world, const Params* prm, Rng* rn
             vt.apply(world, vt.sample_chance(world, rng))
         else:
             n = vt.legal_actions(world, buf)
-            if vt.playout_action != NULL and prm.light_playouts:
-                vt.apply(world, vt.playout_action(world, buf, n, rng))
+            if prm.playout != NULL:
+                vt.apply(world, prm.playout(world, buf, n, rng))
             else:
                 vt.apply(world, buf[rng_below(rng, n)])
         steps += 1
@@ -468,8 +470,8 @@ cdef int32_t policy_action(const GameVTable* vt, const Params* prm, Rng* rng, Wa
         for k in range(n):
             w.untried[k] = w.legal[k]
         return pick_untried(vt, prm, rng, w, n)
-    if vt.playout_action != NULL and prm.light_playouts:
-        return vt.playout_action(w.world, w.legal, n, rng)
+    if prm.playout != NULL:
+        return prm.playout(w.world, w.legal, n, rng)
     return w.legal[rng_below(rng, n)]
 
 
@@ -1056,6 +1058,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.playout_depth = config.playout_depth
     prm.worlds = max(1, config.worlds)
     prm.light_playouts = config.light_playouts
+    prm.playout = playout_of(vt, playout_index(state, config.playout_policy)) if config.light_playouts else NULL
     prm.baseline = config.baseline
     prm.halving = config.halving and prm.algorithm != ALG_FLAT
     prm.cancel = &control.flag
@@ -1320,6 +1323,46 @@ cdef returns_fn heuristic_of(const GameVTable* vt, int index) noexcept:
     return vt.heuristic if index == 0 else vt.other_heuristics[index - 1]
 
 
+cdef playout_fn playout_of(const GameVTable* vt, int index) noexcept:
+    return vt.playout_action if index == 0 else vt.other_playout_actions[index - 1]
+
+
+def playout_index(State state, name):
+    """The position of the playout policy called ``name`` among the game's (``GameInfo.playout_policies``); None: its
+    light policy (or uniform, for a game without one)."""
+    names = game_info(state.game_name).playout_policies
+    if name is None:
+        return 0
+    if name not in names:
+        offered = ", ".join(names) if names else "none (the game's playouts are uniform)"
+        raise ValueError(f"playout_policy: {state.game_name} offers {offered}; got {name!r}")
+    index = names.index(name)
+    if index > MAX_OTHER_PLAYOUTS or playout_of(state.vt, index) == NULL:
+        raise ValueError(f"playout_policy: {name!r} is not compiled into {state.game_name}")
+    return index
+
+
+def playout_choice(State state, unsigned long long seed, playout_policy=None):
+    """The move the playout policy named ``playout_policy`` (the game's light one when None) makes at ``state``, a
+    seat's decision, with the random stream ``seed``: what a playout through it would play there."""
+    cdef const GameVTable* vt = state.vt
+    cdef playout_fn policy = playout_of(vt, playout_index(state, playout_policy))
+    cdef Rng rng
+    cdef int32_t* buf
+    cdef int n
+    cdef int32_t action
+    if vt.current_player(state.buf) < 0:
+        raise ValueError("playout_choice: the state is not a seat's decision")
+    buf = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
+    if buf == NULL:
+        raise MemoryError()
+    rng_seed(&rng, seed)
+    n = vt.legal_actions(state.buf, buf)
+    action = policy(state.buf, buf, n, &rng) if policy != NULL else buf[rng_below(&rng, n)]
+    free(buf)
+    return action
+
+
 def heuristic_index(State state, name):
     """The position of the evaluation called ``name`` among the game's (``GameInfo.heuristics``); None: the default."""
     names = game_info(state.game_name).heuristics
@@ -1335,10 +1378,11 @@ def heuristic_index(State state, name):
 
 
 def evaluate_state(State state, int seat, unsigned long long seed, int playout_depth, bint light_playouts=True,
-                   heuristic=None):
+                   heuristic=None, playout_policy=None):
     """Scaled returns in [0, 1] of one playout from ``state`` (cut off and scored by the heuristic named
     ``heuristic``, the game's default when None, after ``playout_depth`` steps when the game has one; 0 scores the
-    position itself)."""
+    position itself), played by the playout policy named ``playout_policy`` (the game's light one when None) or, without
+    ``light_playouts``, uniformly."""
     cdef const GameVTable* vt = state.vt
     cdef Params prm
     cdef Rng rng
@@ -1358,6 +1402,7 @@ def evaluate_state(State state, int seat, unsigned long long seed, int playout_d
     prm.players = state.num_players()
     prm.playout_depth = playout_depth
     prm.light_playouts = light_playouts
+    prm.playout = playout_of(vt, playout_index(state, playout_policy)) if light_playouts else NULL
     rng_seed(&rng, seed)
     clone_into(vt, world, state.buf)
     with nogil:

@@ -74,11 +74,13 @@ def position(
     top=None,
     top_by=None,
     discarded=(),
+    drawn=None,
     **control,
 ):
     """``board``: placements after the start island as (tile, turn, "(x,y)") with tile "t17" or "ship red";
     ``icons``: {board index: [region icon dicts]} overriding printed icons; ``houses``: {board index: [[per seat],
-    ...]}; ``deck``: tiles left in the Landscape deck (the rest of the unseen tiles are the Navigation deck)."""
+    ...]}; ``deck``: tiles left in the Landscape deck (the rest of the unseen tiles are the Navigation deck);
+    ``drawn``: the active seat's fresh Objective draws (phases ``objective_draw`` and ``objective_keep``)."""
     seats = seats or [seat() for _ in range(players)]
     entries = json.loads(json.dumps(START))  # deep: the overrides below must not touch START
     ships = {}
@@ -128,7 +130,7 @@ def position(
     for entry in seats:
         for value, n in entry["discovery"].items():
             piles[value] -= n
-    objective_deck = [f"O{k}" for k in range(1, 13) if f"O{k}" not in held_objectives]
+    objective_deck = [f"O{k}" for k in range(1, 13) if f"O{k}" not in held_objectives and f"O{k}" not in (drawn or ())]
     data = {
         "game": "small_islands",
         "players": players,
@@ -164,6 +166,8 @@ def position(
         "discovery_pile": {k: v for k, v in piles.items() if v},
         "seats": out_seats,
     }
+    if drawn is not None:
+        data["drawn_objectives"] = list(drawn)
     return engine_ext.from_json(json.dumps(data))
 
 

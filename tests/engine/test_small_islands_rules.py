@@ -5,6 +5,7 @@ a flower / a fruit), t42 a bay (Land N, E, W: leaf, fruit, house mark), t48 inla
 """
 
 import json
+import math
 
 import pytest
 from small_islands_positions import play, position, seat, texts
@@ -440,3 +441,78 @@ def test_a_reward_for_an_island_with_five_temples_draws_five_tokens_and_the_stat
     data["control"]["discovery_left"] = 13
     with pytest.raises(engine_ext.InvalidObservation, match="discovery_left"):
         engine_ext.small_islands.from_json(json.dumps(data))
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The `missions` evaluation (GameInfo.heuristics[1]): what the search and greedy see one ply on
+# ---------------------------------------------------------------------------------------------------------------------
+def evaluation(state, name):
+    from search import mcts
+
+    return mcts.evaluate_state(state, 0, 1, 0, True, name)
+
+
+def test_missions_sees_a_mission_met_and_points_does_not():
+    # Exploration (seat 0 to move), seat 0's Objective O2 (more fruit than leaves) on the north island.
+    def exploring(icons, taken=0):
+        return position(
+            board=TWO_TILES,
+            icons={4: [{"icons": dict(icons, house=1)}], 5: [{"icons": {}}]},
+            houses={4: [[0, taken]]},
+            seats=[seat(objective="O2"), seat(objective="O12", houses_placed=taken)],
+        )
+
+    meets, fails = exploring({"fruit": 2, "leaf": 1}), exploring({"fruit": 1, "leaf": 2})
+    assert evaluation(meets, "points") == pytest.approx(evaluation(fails, "points"))
+    assert evaluation(meets, "missions")[0] > evaluation(fails, "missions")[0] + 0.1
+    # A Reward counts only where a House may still go: the mark taken, the island is worth nothing to the Mission.
+    taken = exploring({"fruit": 2, "leaf": 1}, taken=1)
+    assert evaluation(taken, "missions")[0] < evaluation(meets, "missions")[0] - 0.1
+
+
+def difference(state, name):
+    """Seat 0's estimate less seat 1's in PP, read back from the evaluation's softmax (5 PP per e)."""
+    out = evaluation(state, name)
+    return 5.0 * math.log(out[0] / out[1])
+
+
+def test_missions_counts_the_best_rewards_one_house_each():
+    # Two islands meeting O2 (1 per fruit + 2): the north one 3 fruit (5 PP), a south one 2 fruit (4 PP).
+    two = TWO_TILES + [("t43", 180, "(0,2)"), ("t0", 0, "(0,3)")]
+    icons = {6: [{"icons": {"fruit": 2, "house": 1}}], 7: [{"icons": {}}]}
+
+    def with_houses(n):
+        return position(
+            board=two,
+            icons={4: [{"icons": {"fruit": 3, "house": 1}}], 5: [{"icons": {}}], **icons},
+            seats=[seat(objective="O2", houses_hand=n), seat(objective="O12")],
+        )
+
+    assert with_houses(1).island_of(0, -1) != with_houses(1).island_of(0, 2)
+    # With two Houses both Rewards count (5 + 4), with one only the better: 4 PP apart; the Houses left for later
+    # rounds are the same (at most 4).
+    assert difference(with_houses(2), "missions") - difference(with_houses(1), "missions") == pytest.approx(4.0)
+    assert difference(with_houses(0), "missions") < difference(with_houses(1), "missions") - 4.9
+
+
+def test_purposeful_playouts_keep_the_objectives_the_board_rewards():
+    # Seat 0 keeps two of O1 (held from the last round), O2 and O3. The north island (2 fruit, 1 leaf) meets O2
+    # (4 PP) and O3 (3 PP), not O1: the purposeful policy keeps O2 for this round and O3 for the next, every time;
+    # the light policy keeps any pair.
+    from search import mcts
+
+    state = position(
+        board=TWO_TILES,
+        icons={4: [{"icons": {"fruit": 2, "leaf": 1, "house": 1}}], 5: [{"icons": {}}]},
+        seats=[seat(next_objective="O1"), seat(objective="O12", next_objective="O5")],
+        phase="objective_keep",
+        drawn=["O2", "O3"],
+    )
+
+    def kept(policy):
+        return {state.action_to_string(mcts.playout_choice(state, k, policy)) for k in range(40)}
+
+    assert kept("purposeful") == {"keep O2 next O3"}
+    assert len(kept("light")) >= 4 and kept(None) == kept("light")
+    with pytest.raises(ValueError, match="offers light, purposeful"):
+        mcts.playout_choice(state, 0, "heavy")

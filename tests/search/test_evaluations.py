@@ -139,6 +139,38 @@ def test_a_search_and_greedy_use_the_evaluation_they_are_given():
         search.suggest(kuhn, 0, heuristic="treasure")
 
 
+def test_a_search_and_greedy_use_the_playout_policy_they_are_given():
+    state = engine_ext.new_game("small_islands", 2)
+    while state.current_player() == engine_ext.CHANCE:
+        state.apply(state.chance_outcomes()[0][0])
+    for algorithm in ("ismcts", "greedy"):  # greedy told to play out (its own default scores at once)
+        settings = dict(algorithm=algorithm, iterations=300, seed=2, playout_depth=-1)
+        light = search.suggest(state, state.current_player(), **settings)
+        named = search.suggest(state, state.current_player(), playout_policy="light", **settings)
+        purposeful = search.suggest(state, state.current_player(), playout_policy="purposeful", **settings)
+        assert [m.value for m in light.moves] == [m.value for m in named.moves]
+        assert [m.value for m in purposeful.moves] != [m.value for m in light.moves], algorithm
+    with pytest.raises(ValueError, match="small_islands offers light, purposeful; got 'heavy'"):
+        search.suggest(state, state.current_player(), iterations=10, playout_policy="heavy")
+    kuhn = engine_ext.new_game("kuhn_poker", 2, seed=0)
+    while kuhn.current_player() == engine_ext.CHANCE:
+        kuhn.apply(kuhn.chance_outcomes()[0][0])
+    with pytest.raises(ValueError, match="playouts are uniform"):
+        search.suggest(kuhn, 0, playout_policy="light")
+
+
+def test_greedy_takes_the_games_own_evaluation_and_depth():
+    info = engine_ext.game_info("small_islands")
+    greedy = search.SearchConfig(algorithm="greedy").resolved(info)
+    tree = search.SearchConfig(algorithm="ismcts").resolved(info)
+    assert (greedy.heuristic, greedy.playout_depth) == ("missions", 0)
+    assert (tree.heuristic, tree.playout_depth) == (None, -1)
+    told = search.SearchConfig(algorithm="greedy", heuristic="points", playout_depth=-1).resolved(info)
+    assert (told.heuristic, told.playout_depth) == ("points", -1)
+    survive = search.SearchConfig(algorithm="greedy").resolved(engine_ext.game_info("survive"))
+    assert (survive.heuristic, survive.playout_depth) == ("tide", 0)
+
+
 def visit_concentration(state, seat, **settings) -> float:
     result = search.suggest(state, seat, iterations=3000, seed=5, top_k=200, **settings)
     return result.moves[0].visits / result.stats["iterations"]
