@@ -1049,6 +1049,6 @@ GAME_INFOS = (
             greedy_playout_depth=0,
         ),
         heuristics=("points", "missions"),
-        playout_policies=("light", "purposeful"),
+        playout_policies=("light", "purposeful", "objectives"),
     ),
 )

@@ -1357,17 +1357,17 @@ cdef double purpose_after(const SmallIslands* s, int32_t a, int seat) noexcept n
         &after, seat, after.obj_next[seat], &houses)
 
 
-cdef int32_t ss_purposeful_playout_action(const void* ptr, const int32_t* legal, int n, Rng* rng) noexcept nogil:
-    """``purposeful`` playout policy: the light policy's kind of action, then within it a choice aimed at the mover's
-    Objectives (what ``harvest_value`` says they would earn, this round's in full and the next round's at half): the
-    Objectives kept are the best pair of the options; a tile placement or a Bonus token is the best of
+cdef int32_t purposeful_choice(const void* ptr, const int32_t* legal, int n, Rng* rng, bint tiles) noexcept nogil:
+    """The light policy's kind of action, then within it a choice aimed at the mover's Objectives (what
+    ``harvest_value`` says they would earn, this round's in full and the next round's at half): the Objectives kept
+    are the best pair of the options; with ``tiles``, a tile placement or a Bonus token is the best of
     ``PURPOSE_DRAWS`` of its kind drawn at random (ties to the first drawn). Costs a copy of the state per option
-    weighed, so a playout runs slower than a light one."""
+    weighed."""
     cdef const SmallIslands* s = <const SmallIslands*>ptr
     cdef int32_t a = kind_balanced_choice(legal, n, rng, 26, K_HOUSE), b, best
     cdef int kind = a_kind(a), seat = s.active, count = 0, i, _d, pick
     cdef double v, best_v
-    if kind != K_OBJ_KEEP and kind != K_PLACE and kind != K_BONUS:
+    if kind != K_OBJ_KEEP and (not tiles or (kind != K_PLACE and kind != K_BONUS)):
         return a
     for i in range(n):
         count += a_kind(legal[i]) == kind
@@ -1394,6 +1394,18 @@ cdef int32_t ss_purposeful_playout_action(const void* ptr, const int32_t* legal,
         if v > best_v:
             best, best_v = b, v
     return best
+
+
+cdef int32_t ss_purposeful_playout_action(const void* ptr, const int32_t* legal, int n, Rng* rng) noexcept nogil:
+    """``purposeful`` playout policy: Objectives, tile placements and Bonus tokens chosen for the mover's Objectives
+    (``purposeful_choice``); a playout runs about 2.5 times slower than a light one."""
+    return purposeful_choice(ptr, legal, n, rng, True)
+
+
+cdef int32_t ss_objectives_playout_action(const void* ptr, const int32_t* legal, int n, Rng* rng) noexcept nogil:
+    """``objectives`` playout policy: the light policy, except that the Objectives kept are the best pair for the
+    board as it stands (``purposeful_choice`` without tiles); a keep comes once a round, so it costs little."""
+    return purposeful_choice(ptr, legal, n, rng, False)
 
 
 cdef void init_game(SmallIslands* s, int players) noexcept nogil:
@@ -1453,6 +1465,7 @@ SMALL_ISLANDS_TABLE.other_heuristics[0] = ss_missions_heuristic
 SMALL_ISLANDS_TABLE.playout_action = ss_playout_action
 SMALL_ISLANDS_TABLE.private_key = ss_private_key
 SMALL_ISLANDS_TABLE.other_playout_actions[0] = ss_purposeful_playout_action
+SMALL_ISLANDS_TABLE.other_playout_actions[1] = ss_objectives_playout_action
 
 
 cdef const GameVTable* small_islands_table() noexcept nogil:

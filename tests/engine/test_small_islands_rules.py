@@ -498,7 +498,7 @@ def test_missions_counts_the_best_rewards_one_house_each():
 def test_purposeful_playouts_keep_the_objectives_the_board_rewards():
     # Seat 0 keeps two of O1 (held from the last round), O2 and O3. The north island (2 fruit, 1 leaf) meets O2
     # (4 PP) and O3 (3 PP), not O1: the purposeful policy keeps O2 for this round and O3 for the next, every time;
-    # the light policy keeps any pair.
+    # so does the objectives policy (purposeful in that choice alone); the light policy keeps any pair.
     from search import mcts
 
     state = position(
@@ -512,7 +512,12 @@ def test_purposeful_playouts_keep_the_objectives_the_board_rewards():
     def kept(policy):
         return {state.action_to_string(mcts.playout_choice(state, k, policy)) for k in range(40)}
 
-    assert kept("purposeful") == {"keep O2 next O3"}
+    assert kept("purposeful") == kept("objectives") == {"keep O2 next O3"}
     assert len(kept("light")) >= 4 and kept(None) == kept("light")
-    with pytest.raises(ValueError, match="offers light, purposeful"):
+    with pytest.raises(ValueError, match="offers light, purposeful, objectives"):
         mcts.playout_choice(state, 0, "heavy")
+    # At a placement the objectives policy is the light one, seed for seed.
+    placing = position(seats=[seat(hand=["t0", "t42"]), seat()], phase="place")
+    assert [mcts.playout_choice(placing, k, "objectives") for k in range(20)] == [
+        mcts.playout_choice(placing, k, "light") for k in range(20)
+    ]

@@ -150,7 +150,7 @@ def test_a_search_and_greedy_use_the_playout_policy_they_are_given():
         purposeful = search.suggest(state, state.current_player(), playout_policy="purposeful", **settings)
         assert [m.value for m in light.moves] == [m.value for m in named.moves]
         assert [m.value for m in purposeful.moves] != [m.value for m in light.moves], algorithm
-    with pytest.raises(ValueError, match="small_islands offers light, purposeful; got 'heavy'"):
+    with pytest.raises(ValueError, match="small_islands offers light, purposeful, objectives; got 'heavy'"):
         search.suggest(state, state.current_player(), iterations=10, playout_policy="heavy")
     kuhn = engine_ext.new_game("kuhn_poker", 2, seed=0)
     while kuhn.current_player() == engine_ext.CHANCE:
