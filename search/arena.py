@@ -51,9 +51,22 @@ def play_game(game: str, bots: Sequence[BotSettings], seed: int, options: dict |
     }
 
 
+def resolved_settings(game: str, settings: BotSettings) -> dict:
+    """Every field of ``settings`` as the game's defaults fill it in (what the bot plays; a level is its ladder's
+    configuration; ``random`` is only its name), without the per-decision seed: what a game record keeps so a resumed run can tell whether a
+    default changed since its first games."""
+    if settings.algorithm == "random":  # nothing else changes how it plays
+        return {"algorithm": "random"}
+    config = settings.resolved(engine_ext.game_info(game))
+    return {f.name: getattr(config, f.name) for f in dataclass_fields(config) if f.name != "seed"}
+
+
 def _play_job(job: dict) -> dict:
     bots = [BotSettings.from_dict(job["configs"][name]) for name in job["seats"]]
-    return {**job, **play_game(job["game"], bots, job["seed"], job.get("options"))}
+    resolved = {
+        name: resolved_settings(job["game"], BotSettings.from_dict(job["configs"][name])) for name in job["configs"]
+    }
+    return {**job, "resolved": resolved, **play_game(job["game"], bots, job["seed"], job.get("options"))}
 
 
 def optional(module: str, extra: str):
@@ -179,12 +192,14 @@ def job_key(job: dict) -> tuple:
 
 
 def load_results(path: Path, tournament: Tournament) -> list[dict]:
-    """Finished games from ``path`` (JSONL), checked against the tournament's configurations; a truncated last line
-    (an interrupted write) is dropped."""
+    """Finished games from ``path`` (JSONL), checked against the tournament's configurations, as given and as the
+    game's defaults fill them in (a game record keeps both; a default that changed since a file's first games would
+    mix two bots under one name); a truncated last line (an interrupted write) is dropped."""
     if not path.exists():
         return []
     results = []
     configs = {name: settings.to_dict() for name, settings in tournament.configs.items()}
+    now = {name: resolved_settings(tournament.game, settings) for name, settings in tournament.configs.items()}
     for number, line in enumerate(path.read_text().splitlines(), 1):
         try:
             result = json.loads(line)
@@ -196,6 +211,17 @@ def load_results(path: Path, tournament: Tournament) -> list[dict]:
             if name in configs and configs[name] != config:
                 raise ValueError(
                     f"{path}:{number}: configuration {name!r} was {config}, now {configs[name]}; use another file"
+                )
+        for name, played in result.get("resolved", {}).items():
+            if name in now and played != now[name]:
+                changed = ", ".join(
+                    f"{key} {played.get(key)!r} -> {now[name].get(key)!r}"
+                    for key in sorted(set(played) | set(now[name]))
+                    if played.get(key) != now[name].get(key)
+                )
+                raise ValueError(
+                    f"{path}:{number}: configuration {name!r} was played as the defaults of the day filled it in and"
+                    f" now resolves otherwise ({changed}): a default changed since; use another file"
                 )
         results.append(result)
     return results

@@ -70,6 +70,25 @@ def test_a_file_from_other_configurations_is_refused(tmp_path):
         arena.load_results(path, changed)
 
 
+def test_a_file_played_before_a_default_changed_is_refused(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    import engine_ext
+
+    path = tmp_path / "games.jsonl"
+    tournament = kuhn(1)
+    results = in_process(tournament)
+    assert results[0]["resolved"]["a"]["exploration"] == engine_ext.game_info("kuhn_poker").search_defaults.exploration
+    path.write_text("".join(json.dumps(r) + "\n" for r in results))
+    assert len(arena.load_results(path, tournament)) == len(results)  # the same defaults: it resumes
+    info = engine_ext.game_info("kuhn_poker")
+    defaults = replace(info.search_defaults, exploration=info.search_defaults.exploration + 1)
+    monkeypatch.setitem(engine_ext._RECORDS, "kuhn_poker", replace(info, search_defaults=defaults))
+    # The same settings as given ("a" names no exploration), but they now resolve to another bot.
+    with pytest.raises(ValueError, match="configuration 'a' was played .*exploration 0.7 -> 1.7.*a default changed"):
+        arena.load_results(path, tournament)
+
+
 def test_ray_gives_the_same_results_as_the_process_pool():
     pytest.importorskip("ray")
     tournament = kuhn(4)
