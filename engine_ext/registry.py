@@ -105,6 +105,9 @@ class SearchDefaults:
     reuse: bool = False  # ISMCTS in a game loop: a bot seat's next search starts from its kept subtree
     setup_algorithm: str = "same"  # what a search plays at set-up decisions (GameInfo.in_setup): "same" or "greedy"
     playout_depth: int = -1
+    # The playout depth by seat count where it differs from ``playout_depth`` (e.g. {2: 40, 4: 80}: a cut after as many
+    # turns of each seat whatever the count); None: ``playout_depth`` for every count.
+    playout_depth_by_players: Mapping[int, int] | None = None
     light_playouts: bool = True
     playout_policy: str | None = None  # a name from GameInfo.playout_policies; None: the first (the light policy)
     baseline: bool = True

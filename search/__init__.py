@@ -140,8 +140,9 @@ class SearchConfig:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
-    def resolved(self, info: engine_ext.GameInfo) -> SearchConfig:
-        """This configuration with every unset field taken from the game's record and the documented defaults.
+    def resolved(self, info: engine_ext.GameInfo, players: int | None = None) -> SearchConfig:
+        """This configuration with every unset field taken from the game's record (for ``players`` seats where it
+        says so: ``SearchDefaults.playout_depth_by_players``) and the documented defaults.
         (``greedy`` without a budget keeps its own: ``GREEDY_SAMPLES`` worlds, and takes the game's
         ``greedy_heuristic`` and ``greedy_playout_depth`` where its record names them; PIMC's worlds depend on the
         position and are chosen when it runs.)"""
@@ -150,6 +151,8 @@ class SearchConfig:
         if iterations is None and self.time_ms is None and self.algorithm != "greedy":
             iterations = DEFAULT_ITERATIONS
         heuristic, depth = defaults.heuristic, defaults.playout_depth
+        if players is not None and defaults.playout_depth_by_players:
+            depth = defaults.playout_depth_by_players.get(players, depth)
         if self.algorithm == "greedy":
             heuristic = defaults.greedy_heuristic or heuristic
             depth = depth if defaults.greedy_playout_depth is None else defaults.greedy_playout_depth
@@ -317,7 +320,7 @@ def suggest(
     _check_request(state, seat, config, allow_cheat)
     if keeper is not None and keeper.seat != seat:
         raise ValueError(f"keeper: it keeps seat {keeper.seat}'s trees, not seat {seat}'s")
-    config = config.resolved(info)
+    config = config.resolved(info, state.num_players())
     if (
         config.setup_algorithm != "same"
         and config.algorithm in SEARCHES

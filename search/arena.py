@@ -51,20 +51,21 @@ def play_game(game: str, bots: Sequence[BotSettings], seed: int, options: dict |
     }
 
 
-def resolved_settings(game: str, settings: BotSettings) -> dict:
-    """Every field of ``settings`` as the game's defaults fill it in (what the bot plays; a level is its ladder's
-    configuration; ``random`` is only its name), without the per-decision seed: what a game record keeps so a resumed run can tell whether a
-    default changed since its first games."""
+def resolved_settings(game: str, players: int, settings: BotSettings) -> dict:
+    """Every field of ``settings`` as the game's defaults fill it in for ``players`` seats (what the bot plays; a level
+    is its ladder's configuration; ``random`` is only its name), without the per-decision seed: what a game record
+    keeps so a resumed run can tell whether a default changed since its first games."""
     if settings.algorithm == "random":  # nothing else changes how it plays
         return {"algorithm": "random"}
-    config = settings.resolved(engine_ext.game_info(game))
+    config = settings.resolved(engine_ext.game_info(game), players)
     return {f.name: getattr(config, f.name) for f in dataclass_fields(config) if f.name != "seed"}
 
 
 def _play_job(job: dict) -> dict:
     bots = [BotSettings.from_dict(job["configs"][name]) for name in job["seats"]]
     resolved = {
-        name: resolved_settings(job["game"], BotSettings.from_dict(job["configs"][name])) for name in job["configs"]
+        name: resolved_settings(job["game"], job["players"], BotSettings.from_dict(job["configs"][name]))
+        for name in job["configs"]
     }
     return {**job, "resolved": resolved, **play_game(job["game"], bots, job["seed"], job.get("options"))}
 
@@ -199,7 +200,10 @@ def load_results(path: Path, tournament: Tournament) -> list[dict]:
         return []
     results = []
     configs = {name: settings.to_dict() for name, settings in tournament.configs.items()}
-    now = {name: resolved_settings(tournament.game, settings) for name, settings in tournament.configs.items()}
+    now = {
+        name: resolved_settings(tournament.game, tournament.players, settings)
+        for name, settings in tournament.configs.items()
+    }
     for number, line in enumerate(path.read_text().splitlines(), 1):
         try:
             result = json.loads(line)

@@ -171,6 +171,28 @@ def test_greedy_takes_the_games_own_evaluation_and_depth():
     assert (survive.heuristic, survive.playout_depth) == ("tide", 0)
 
 
+def test_a_playout_depth_by_seat_count_applies_to_that_count(monkeypatch):
+    from dataclasses import replace
+
+    info = engine_ext.game_info("small_islands")
+    record = replace(info, search_defaults=replace(info.search_defaults, playout_depth_by_players={2: 7}))
+    monkeypatch.setitem(engine_ext._RECORDS, "small_islands", record)
+    plain = info.search_defaults.playout_depth
+    assert search.SearchConfig().resolved(record, 2).playout_depth == 7
+    assert search.SearchConfig().resolved(record, 4).playout_depth == plain
+    assert search.SearchConfig().resolved(record).playout_depth == plain
+    assert search.SearchConfig(playout_depth=3).resolved(record, 2).playout_depth == 3  # a setting given wins
+    assert search.SearchConfig(algorithm="greedy").resolved(record, 2).playout_depth == 0  # greedy's own depth
+    state = engine_ext.new_game("small_islands", 2)
+    while state.current_player() == engine_ext.CHANCE:
+        state.apply(state.chance_outcomes()[0][0])
+    seat = state.current_player()
+    by_count = search.suggest(state, seat, iterations=200, seed=3)
+    assert [m.value for m in by_count.moves] == [
+        m.value for m in search.suggest(state, seat, iterations=200, seed=3, playout_depth=7).moves
+    ]
+
+
 def visit_concentration(state, seat, **settings) -> float:
     result = search.suggest(state, seat, iterations=3000, seed=5, top_k=200, **settings)
     return result.moves[0].visits / result.stats["iterations"]
