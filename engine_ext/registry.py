@@ -105,9 +105,6 @@ class SearchDefaults:
     reuse: bool = False  # ISMCTS in a game loop: a bot seat's next search starts from its kept subtree
     setup_algorithm: str = "same"  # what a search plays at set-up decisions (GameInfo.in_setup): "same" or "greedy"
     playout_depth: int = -1
-    # The playout depth by seat count where it differs from ``playout_depth`` (e.g. {2: 40, 4: 80}: a cut after as many
-    # turns of each seat whatever the count); None: ``playout_depth`` for every count.
-    playout_depth_by_players: Mapping[int, int] | None = None
     light_playouts: bool = True
     playout_policy: str | None = None  # a name from GameInfo.playout_policies; None: the first (the light policy)
     baseline: bool = True
@@ -115,6 +112,9 @@ class SearchDefaults:
     # scored at once by an evaluation that sees the game's goals, where the search plays to the end.
     greedy_heuristic: str | None = None
     greedy_playout_depth: int | None = None
+    # Defaults that differ with the seat count, by count (e.g. {2: {"playout_depth": 40, "heuristic": "missions"}}):
+    # each replaces the field of that name for games of that many seats; None: the same for every count.
+    by_players: Mapping[int, Mapping[str, Any]] | None = None
 
 
 @dataclass(frozen=True)

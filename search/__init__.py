@@ -142,17 +142,17 @@ class SearchConfig:
 
     def resolved(self, info: engine_ext.GameInfo, players: int | None = None) -> SearchConfig:
         """This configuration with every unset field taken from the game's record (for ``players`` seats where it
-        says so: ``SearchDefaults.playout_depth_by_players``) and the documented defaults.
+        says so: ``SearchDefaults.by_players``) and the documented defaults.
         (``greedy`` without a budget keeps its own: ``GREEDY_SAMPLES`` worlds, and takes the game's
         ``greedy_heuristic`` and ``greedy_playout_depth`` where its record names them; PIMC's worlds depend on the
         position and are chosen when it runs.)"""
         defaults = info.search_defaults
+        if players is not None and defaults.by_players and players in defaults.by_players:
+            defaults = replace(defaults, **defaults.by_players[players])
         iterations = self.iterations
         if iterations is None and self.time_ms is None and self.algorithm != "greedy":
             iterations = DEFAULT_ITERATIONS
         heuristic, depth = defaults.heuristic, defaults.playout_depth
-        if players is not None and defaults.playout_depth_by_players:
-            depth = defaults.playout_depth_by_players.get(players, depth)
         if self.algorithm == "greedy":
             heuristic = defaults.greedy_heuristic or heuristic
             depth = depth if defaults.greedy_playout_depth is None else defaults.greedy_playout_depth

@@ -35,6 +35,9 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
     for info in map(engine_ext.game_info, engine_ext.GAMES):
         if info.search_defaults.heuristic is not None:
             assert info.search_defaults.heuristic in info.heuristics
+        for players in range(info.min_players, info.max_players + 1):  # every seat count's defaults resolve
+            resolved = search.SearchConfig().resolved(info, players)
+            assert resolved.heuristic is None or resolved.heuristic in info.heuristics
     survive = ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm")
     assert engine_ext.game_info("survive").heuristics == survive
     assert engine_ext.game_info("kuhn_poker").heuristics == ()
@@ -171,14 +174,17 @@ def test_greedy_takes_the_games_own_evaluation_and_depth():
     assert (survive.heuristic, survive.playout_depth) == ("tide", 0)
 
 
-def test_a_playout_depth_by_seat_count_applies_to_that_count(monkeypatch):
+def test_defaults_by_seat_count_apply_to_that_count(monkeypatch):
     from dataclasses import replace
 
     info = engine_ext.game_info("small_islands")
-    record = replace(info, search_defaults=replace(info.search_defaults, playout_depth_by_players={2: 7}))
+    by_players = {2: {"playout_depth": 7, "exploration": 0.5}}
+    record = replace(info, search_defaults=replace(info.search_defaults, by_players=by_players))
     monkeypatch.setitem(engine_ext._RECORDS, "small_islands", record)
     plain = info.search_defaults.playout_depth
     assert search.SearchConfig().resolved(record, 2).playout_depth == 7
+    assert search.SearchConfig().resolved(record, 2).exploration == 0.5
+    assert search.SearchConfig().resolved(record, 4).exploration == info.search_defaults.exploration
     assert search.SearchConfig().resolved(record, 4).playout_depth == plain
     assert search.SearchConfig().resolved(record).playout_depth == plain
     assert search.SearchConfig(playout_depth=3).resolved(record, 2).playout_depth == 3  # a setting given wins
@@ -189,7 +195,7 @@ def test_a_playout_depth_by_seat_count_applies_to_that_count(monkeypatch):
     seat = state.current_player()
     by_count = search.suggest(state, seat, iterations=200, seed=3)
     assert [m.value for m in by_count.moves] == [
-        m.value for m in search.suggest(state, seat, iterations=200, seed=3, playout_depth=7).moves
+        m.value for m in search.suggest(state, seat, iterations=200, seed=3, playout_depth=7, exploration=0.5).moves
     ]
 
 
