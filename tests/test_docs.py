@@ -53,5 +53,15 @@ def test_every_search_setting_is_documented_in_the_architecture_guide():
     documented = {name for row in rows for name in re.findall(r"`(\w+)`", row.split("|")[1])}
     missing = [f.name for f in fields(search.SearchConfig) if f.name not in documented]
     assert not missing, f"SearchConfig fields missing from docs/architecture.md's table: {missing}"
-    # every per-game default is a search setting (a default the search cannot be told to change would be a typo)
-    assert {f.name for f in fields(SearchDefaults)} <= {f.name for f in fields(search.SearchConfig)}
+    # every per-game default is a search setting (a default the search cannot be told to change would be a typo),
+    # but for the ones that say how the others apply: greedy's own evaluation and depth, and defaults by seat count
+    how = {"greedy_heuristic", "greedy_playout_depth", "by_players"}
+    settings = {f.name for f in fields(search.SearchConfig)}
+    assert {f.name for f in fields(SearchDefaults)} - how <= settings
+    for name in how:
+        assert re.search(rf"`[\w.]*{name}`", text), f"{name} is not described in docs/architecture.md"
+    import engine_ext
+
+    for game in engine_ext.GAMES:
+        for overrides in (engine_ext.game_info(game).search_defaults.by_players or {}).values():
+            assert set(overrides) <= settings - {"algorithm", "iterations", "time_ms", "seed"}, game
