@@ -1246,25 +1246,32 @@ cdef void ss_utility_bounds(const void* ptr, double* lowest, double* highest) no
     highest[0] = 1.0
 
 
+cdef void softmax_shares(const double* est, int players, double* out) noexcept nogil:
+    """Win shares from estimated final scores: a softmax at 5 PP per e."""
+    cdef double best = -1e9, total = 0.0
+    cdef int i
+    for i in range(players):
+        if est[i] > best:
+            best = est[i]
+    for i in range(players):
+        out[i] = exp((est[i] - best) / 5.0)
+        total += out[i]
+    for i in range(players):
+        out[i] /= total
+
+
 cdef void ss_heuristic(const void* ptr, double* out) noexcept nogil:
     """Win shares from the score so far plus what the Houses in hand may still earn (3 PP each while rounds remain),
     by a softmax at 5 PP per e."""
     cdef const SmallIslands* s = <const SmallIslands*>ptr
     cdef double est[MAX_SEATS]
-    cdef double best = -1e9, total = 0.0
     cdef int i, rounds_left = 4 - popcount64(s.ships)
     if s.phase == PH_OVER:
         ss_returns(ptr, out)
         return
     for i in range(s.num_players):
         est[i] = final_score(s, i) + (3.0 * s.houses_hand[i] if rounds_left > 0 else 0.0) + 0.1 * s.houses_placed[i]
-        if est[i] > best:
-            best = est[i]
-    for i in range(s.num_players):
-        out[i] = exp((est[i] - best) / 5.0)
-        total += out[i]
-    for i in range(s.num_players):
-        out[i] /= total
+    softmax_shares(est, s.num_players, out)
 
 
 cdef double harvest_value(const SmallIslands* s, int seat, int card, int* houses) noexcept nogil:
@@ -1319,7 +1326,7 @@ cdef void ss_missions_heuristic(const void* ptr, double* out) noexcept nogil:
     seats' Objectives are those of the sampled world."""
     cdef const SmallIslands* s = <const SmallIslands*>ptr
     cdef double est[MAX_SEATS]
-    cdef double best = -1e9, total = 0.0, now
+    cdef double now
     cdef int i, used, spare, ships = popcount64(s.ships)
     cdef bint later = ships < 3 and not s.final
     if s.phase == PH_OVER:
@@ -1332,13 +1339,7 @@ cdef void ss_missions_heuristic(const void* ptr, double* out) noexcept nogil:
             est[i] += 0.5 * harvest_value(s, i, s.obj_next[i], &spare)
             spare = s.houses_hand[i] + s.houses_stock[i] - used
             est[i] += 2.0 * (spare if spare < HOUSES_IN_HAND else HOUSES_IN_HAND)
-        if est[i] > best:
-            best = est[i]
-    for i in range(s.num_players):
-        out[i] = exp((est[i] - best) / 5.0)
-        total += out[i]
-    for i in range(s.num_players):
-        out[i] /= total
+    softmax_shares(est, s.num_players, out)
 
 
 cdef int32_t ss_playout_action(const void* ptr, const int32_t* legal, int n, Rng* rng) noexcept nogil:

@@ -1327,17 +1327,26 @@ cdef playout_fn playout_of(const GameVTable* vt, int index) noexcept:
     return vt.playout_action if index == 0 else vt.other_playout_actions[index - 1]
 
 
-def playout_index(State state, name):
-    """The position of the playout policy called ``name`` among the game's (``GameInfo.playout_policies``); None: its
-    light policy (or uniform, for a game without one)."""
-    names = game_info(state.game_name).playout_policies
+def _by_name(State state, name, str setting, tuple names, str offered_none, int others):
+    """The position of ``name`` among the game's ``names`` for ``setting`` (None: 0, the game's default), or a
+    ValueError naming what the game offers; beyond the table's ``others`` alternatives it is not compiled in."""
     if name is None:
         return 0
     if name not in names:
-        offered = ", ".join(names) if names else "none (the game's playouts are uniform)"
-        raise ValueError(f"playout_policy: {state.game_name} offers {offered}; got {name!r}")
+        offered = ", ".join(names) if names else offered_none
+        raise ValueError(f"{setting}: {state.game_name} offers {offered}; got {name!r}")
     index = names.index(name)
-    if index > MAX_OTHER_PLAYOUTS or playout_of(state.vt, index) == NULL:
+    if index > others:
+        raise ValueError(f"{setting}: {name!r} is not compiled into {state.game_name}")
+    return index
+
+
+def playout_index(State state, name):
+    """The position of the playout policy called ``name`` among the game's (``GameInfo.playout_policies``); None: its
+    light policy (or uniform, for a game without one)."""
+    index = _by_name(state, name, "playout_policy", game_info(state.game_name).playout_policies,
+                     "none (the game's playouts are uniform)", MAX_OTHER_PLAYOUTS)
+    if playout_of(state.vt, index) == NULL and name is not None:
         raise ValueError(f"playout_policy: {name!r} is not compiled into {state.game_name}")
     return index
 
@@ -1365,14 +1374,9 @@ def playout_choice(State state, unsigned long long seed, playout_policy=None):
 
 def heuristic_index(State state, name):
     """The position of the evaluation called ``name`` among the game's (``GameInfo.heuristics``); None: the default."""
-    names = game_info(state.game_name).heuristics
-    if name is None:
-        return 0
-    if name not in names:
-        offered = ", ".join(names) if names else "none (the game has no heuristic)"
-        raise ValueError(f"heuristic: {state.game_name} offers {offered}; got {name!r}")
-    index = names.index(name)
-    if index > MAX_OTHER_HEURISTICS or heuristic_of(state.vt, index) == NULL:
+    index = _by_name(state, name, "heuristic", game_info(state.game_name).heuristics,
+                     "none (the game has no heuristic)", MAX_OTHER_HEURISTICS)
+    if heuristic_of(state.vt, index) == NULL and name is not None:
         raise ValueError(f"heuristic: {name!r} is not compiled into {state.game_name}")
     return index
 
