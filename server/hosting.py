@@ -138,9 +138,10 @@ KEPT_BYTES = 256 * 2**20
 REPLAY_ITERATIONS = 1_000_000
 
 
-def needs_trees(game: str, settings: BotSettings) -> bool:
-    """Whether a bot seat with ``settings`` carries trees from one decision to the next (``reuse``, ``beliefs``)."""
-    config = settings.resolved(engine_ext.game_info(game))
+def needs_trees(game: str, players: int, settings: BotSettings) -> bool:
+    """Whether a bot seat with ``settings`` carries trees from one decision to the next (``reuse``, ``beliefs``) in a
+    game of ``players`` seats (a game's defaults may differ by seat count)."""
+    config = settings.resolved(engine_ext.game_info(game), players)
     return config.algorithm == "ismcts" and bool(config.reuse or config.beliefs)
 
 
@@ -398,10 +399,12 @@ class GameHost:
         if not hosted.trees_stale:
             return
         record = hosted.record
-        seats = {s: b for s, b in enumerate(hosted.bots) if b is not None and needs_trees(record.game, b)}
+        seats = {
+            s: b for s, b in enumerate(hosted.bots) if b is not None and needs_trees(record.game, record.players, b)
+        }
         info = engine_ext.game_info(record.game)
         actors = [move.actor for move in hosted.logs[0]]
-        searches = [seats[a].resolved(info) for a in actors if a in seats]
+        searches = [seats[a].resolved(info, record.players) for a in actors if a in seats]
         if seats and all(b.time_ms is None for b in searches):  # iteration budgets (a time budget does not repeat)
             if sum(b.iterations for b in searches) <= REPLAY_ITERATIONS:
                 position = Position(_setup(record), keepers={s: search.TreeKeeper(s) for s in seats})
