@@ -516,6 +516,8 @@ def test_purposeful_playouts_keep_the_objectives_the_board_rewards():
     assert len(kept("light")) >= 4 and kept(None) == kept("light")
     with pytest.raises(ValueError, match="offers light, purposeful, objectives"):
         mcts.playout_choice(state, 0, "heavy")
+    with pytest.raises(ValueError, match="not a seat's decision"):
+        mcts.playout_choice(engine_ext.new_game("small_islands", 2), 0)  # a chance event opens the game
     # At a placement the objectives policy is the light one, seed for seed.
     placing = position(seats=[seat(hand=["t0", "t42"]), seat()], phase="place")
     assert [mcts.playout_choice(placing, k, "objectives") for k in range(20)] == [

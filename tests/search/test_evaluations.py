@@ -27,6 +27,14 @@ def rescue_equal(state):
     return scored(state, "treasure")[0] == pytest.approx(0.5)
 
 
+def first_decision(game: str, players: int = 2):
+    """A new game played through its opening chance events (each one's first outcome) to the first seat's decision."""
+    state = engine_ext.new_game(game, players, seed=0)
+    while state.current_player() == engine_ext.CHANCE:
+        state.apply(state.chance_outcomes()[0][0])
+    return state
+
+
 def scored(state, heuristic):
     return mcts.evaluate_state(state, 0, 1, 0, True, heuristic)
 
@@ -135,17 +143,13 @@ def test_a_search_and_greedy_use_the_evaluation_they_are_given():
         assert [m.value for m in a.moves] != [m.value for m in b.moves], algorithm
     with pytest.raises(ValueError, match="survive offers treasure, danger, escape, rafts"):
         search.suggest(state, 0, iterations=10, heuristic="nope")
-    kuhn = engine_ext.new_game("kuhn_poker", 2, seed=0)
-    while kuhn.current_player() == engine_ext.CHANCE:
-        kuhn.apply(kuhn.chance_outcomes()[0][0])
+    kuhn = first_decision("kuhn_poker")
     with pytest.raises(ValueError, match="no heuristic"):
         search.suggest(kuhn, 0, heuristic="treasure")
 
 
 def test_a_search_and_greedy_use_the_playout_policy_they_are_given():
-    state = engine_ext.new_game("small_islands", 2)
-    while state.current_player() == engine_ext.CHANCE:
-        state.apply(state.chance_outcomes()[0][0])
+    state = first_decision("small_islands")
     for algorithm in ("ismcts", "greedy"):  # greedy told to play out (its own default scores at once)
         settings = dict(algorithm=algorithm, iterations=300, seed=2, playout_depth=-1)
         light = search.suggest(state, state.current_player(), **settings)
@@ -155,9 +159,7 @@ def test_a_search_and_greedy_use_the_playout_policy_they_are_given():
         assert [m.value for m in purposeful.moves] != [m.value for m in light.moves], algorithm
     with pytest.raises(ValueError, match="small_islands offers light, purposeful, objectives; got 'heavy'"):
         search.suggest(state, state.current_player(), iterations=10, playout_policy="heavy")
-    kuhn = engine_ext.new_game("kuhn_poker", 2, seed=0)
-    while kuhn.current_player() == engine_ext.CHANCE:
-        kuhn.apply(kuhn.chance_outcomes()[0][0])
+    kuhn = first_decision("kuhn_poker")
     with pytest.raises(ValueError, match="playouts are uniform"):
         search.suggest(kuhn, 0, playout_policy="light")
 
@@ -189,9 +191,7 @@ def test_defaults_by_seat_count_apply_to_that_count(monkeypatch):
     assert search.SearchConfig().resolved(record).playout_depth == plain
     assert search.SearchConfig(playout_depth=3).resolved(record, 2).playout_depth == 3  # a setting given wins
     assert search.SearchConfig(algorithm="greedy").resolved(record, 2).playout_depth == 0  # greedy's own depth
-    state = engine_ext.new_game("small_islands", 2)
-    while state.current_player() == engine_ext.CHANCE:
-        state.apply(state.chance_outcomes()[0][0])
+    state = first_decision("small_islands")
     seat = state.current_player()
     by_count = search.suggest(state, seat, iterations=200, seed=3)
     assert [m.value for m in by_count.moves] == [
