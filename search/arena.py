@@ -18,6 +18,8 @@ import json
 import math
 import multiprocessing
 import os
+import random
+import statistics
 import sys
 import threading
 import time
@@ -381,18 +383,48 @@ def pair_score(name: str, group: list[dict]) -> float:
     return sum(shares) / len(shares)
 
 
-def openskill_ratings(results: list[dict]) -> dict:
+RATING_ORDERS = 64  # seeded random orders of the games the online ratings are averaged over
+
+
+def openskill_ratings(results: list[dict], orders: int = RATING_ORDERS) -> dict:
     """Plackett-Luce ratings over every game (ties share a rank), each configuration one player; the conservative
     ordinal (mu - 3 sigma) ranks them.
 
-    OpenSkill rates online, one game after another, so the order matters: the games are taken deal by deal (every
-    lineup's games of deal 0, then of deal 1, ...), the order a tournament plays them in, whatever order they finished
-    in. Rows run separately (``benchmarks/rows.py``) are then rated as if played side by side; taken one lineup after
-    another instead, a row met the field only at the rating it had at that point of the sequence, and the pooled mu of
-    the 4-player standing tables moved by up to one sigma with the files' order."""
+    OpenSkill rates online, one game after another, and a rating's sigma shrinks as it goes, so the games rated first
+    weigh the most and any one order of the games gives other ratings: rated deal by deal, Small Islands' six
+    4-player rows moved by 1-2 mu from one random order of the same games to another, as much as the rows differed.
+    Games between fixed bots are exchangeable, so no order is the right one: each rating is the mean over
+    ``orders`` seeded random orders of the games (drawn from one canonical order, deal by deal, so the result does not
+    depend on the order the games come in), with ``order_sd``, how far one order's mu strays from it."""
     model = optional("openskill.models", "bench").PlackettLuce()
+    canonical = sorted(results, key=lambda r: (r["deal"], *job_key(r)))
+    names = sorted({name for result in canonical for name in result["seats"]})
+    mus: dict[str, list[float]] = {name: [] for name in names}
+    sigmas: dict[str, list[float]] = {name: [] for name in names}
+    shuffler = random.Random(0)
+    for _ in range(max(1, orders)):
+        order = canonical[:]
+        shuffler.shuffle(order)
+        for name, rating in _rate_online(model, order).items():
+            mus[name].append(rating.mu)
+            sigmas[name].append(rating.sigma)
     ratings = {}
-    for result in sorted(results, key=lambda r: (r["deal"], *job_key(r))):
+    for name in names:
+        mu, sigma = statistics.fmean(mus[name]), statistics.fmean(sigmas[name])
+        spread = statistics.stdev(mus[name]) if len(mus[name]) > 1 else 0.0
+        ratings[name] = {
+            "mu": round(mu, 3),
+            "sigma": round(sigma, 3),
+            "ordinal": round(mu - 3 * sigma, 3),
+            "order_sd": round(spread, 3),
+        }
+    return dict(sorted(ratings.items(), key=lambda item: -item[1]["ordinal"]))
+
+
+def _rate_online(model, games: list[dict]) -> dict:
+    """One pass of OpenSkill's online updates over ``games`` in the order given."""
+    ratings = {}
+    for result in games:
         names = result["seats"]
         for name in names:
             ratings.setdefault(name, model.rating(name=name))
@@ -408,10 +440,7 @@ def openskill_ratings(results: list[dict]) -> dict:
             ratings[name] = model.rating(
                 mu=sum(r.mu for r in seats) / len(seats), sigma=sum(r.sigma for r in seats) / len(seats), name=name
             )
-    return {
-        name: {"mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "ordinal": round(r.ordinal(), 3)}
-        for name, r in sorted(ratings.items(), key=lambda item: -item[1].ordinal())
-    }
+    return ratings
 
 
 def sprt_stop(match: str, first: str, elo0: float, elo1: float, lineup: Sequence[str]) -> Callable[[list[dict]], bool]:
