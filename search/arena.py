@@ -391,8 +391,8 @@ def openskill_ratings(results: list[dict], orders: int = RATING_ORDERS) -> dict:
     ordinal (mu - 3 sigma) ranks them.
 
     OpenSkill rates online, one game after another, and a rating's sigma shrinks as it goes, so the games rated first
-    weigh the most and any one order of the games gives other ratings: rated deal by deal, Small Islands' six
-    4-player rows moved by 1-2 mu from one random order of the same games to another, as much as the rows differed.
+    weigh the most and any one order of the games gives other ratings: over random orders of the same six Small
+    Islands 4-player rows, one order's mu strayed by 1.1-1.4 (standard deviation), as much as the rows differed.
     Games between fixed bots are exchangeable, so no order is the right one: each rating is the mean over
     ``orders`` seeded random orders of the games (drawn from one canonical order, deal by deal, so the result does not
     depend on the order the games come in), with ``order_sd``, how far one order's mu strays from it."""
