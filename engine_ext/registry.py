@@ -148,6 +148,14 @@ class GameInfo:
     # beliefs about it may carry from search to search (SearchConfig.beliefs); a key that changes (Survive's, where
     # the best Adventurer stands; Small Islands', the round's Objective) may only branch trees (private_roots).
     private_key_fixed: bool = False
+    # Beliefs from what the moves show, for a key that changes (SearchConfig.beliefs without private_key_fixed):
+    # ``evidence_move(observed action)`` says whether a move renews its mover's key ("renew"), may hint at it
+    # ("weigh") or neither (None); ``key_evidence(view, mover, action)`` gives the move's likelihood under each key
+    # (``view``: the position before it as the observing seat sees it) or None; ``weigh_keys(state, rows)`` is a copy
+    # of ``state`` whose determinization deals each seat's key in proportion to its row.
+    evidence_move: Callable[[int], str | None] | None = None
+    key_evidence: Callable[[Any, int, int], list[float] | None] | None = None
+    weigh_keys: Callable[[Any, list], Any] | None = None
     # Whether a state is at a set-up decision (SearchConfig.setup_algorithm); None: the game has no set-up decisions.
     in_setup: Callable[[Any], bool] | None = None
 

@@ -998,6 +998,45 @@ def belief_summary(worlds, int seat):
     return {"objectives": {k: {c: round(v, 3) for c, v in row.items()} for k, row in summary.items()}, "worlds": n}
 
 
+def evidence_move(int action):
+    """What a move (as another seat observes it) says about its mover's private key, the Objective for this round:
+    ``"renew"`` when it chooses a new one (what was learnt of the old one no longer applies), ``"weigh"`` when it
+    may hint at it (a tile placement or a Bonus token: ``key_evidence``), None otherwise."""
+    cdef int kind = a_kind(action)
+    if kind == K_OBJ_KEEP:
+        return "renew"
+    if kind == K_PLACE or kind == K_BONUS:
+        return "weigh"
+    return None
+
+
+def key_evidence(SmallIslandsState view, int mover, int action):
+    """How likely each Objective (as this round's card) makes ``mover``'s placement or Bonus token ``action`` in
+    ``view``, the position just before it (a seat's view: the function reads only what every seat sees), as a list of
+    12 likelihoods; None when the move says nothing (see ``objective_evidence`` in the rules)."""
+    cdef double out[NUM_OBJECTIVES]
+    if not 0 <= mover < view.g().num_players:
+        raise ValueError(f"mover: expected a seat of 0..{view.g().num_players - 1}, got {mover}")
+    if not objective_evidence(view.g(), mover, action, out):
+        return None
+    return [out[k] for k in range(NUM_OBJECTIVES)]
+
+
+def weigh_objectives(SmallIslandsState state, rows):
+    """A copy of ``state`` whose ``determinize`` deals each other seat's unrevealed Objective for this round in
+    proportion to ``rows[seat][card]`` (a searching seat's beliefs; a row of zeros or a short one: uniformly)."""
+    if len(rows) != state.g().num_players:
+        raise ValueError("rows: one per seat")
+    cdef SmallIslandsState copy = <SmallIslandsState>state.clone()
+    cdef SmallIslands* s = copy.g()
+    cdef int seat, k
+    for seat in range(s.num_players):
+        row = rows[seat]
+        for k in range(NUM_OBJECTIVES):
+            s.obj_weight[seat][k] = max(0.0, float(row[k])) if k < len(row) else 0.0
+    return copy
+
+
 GAME_INFOS = (
     GameInfo(
         name="small_islands",
@@ -1008,6 +1047,9 @@ GAME_INFOS = (
         module=sys.modules[__name__],
         draw=draw,
         belief_summary=belief_summary,
+        key_evidence=key_evidence,
+        evidence_move=evidence_move,
+        weigh_keys=weigh_objectives,
         benchmark_players=4,
         # ISMCTS at 300 iterations is not significantly stronger than greedy here (0.58 [0.49, 0.67] over 50 deal
         # groups); at 1,000 it is (SPRT 0/30 accepted after 43 pairs, +231 Elo [148, 348]: atoll bench strength

@@ -147,6 +147,10 @@ cdef struct SmallIslands:
     uint8_t region_houses[MAX_REGIONS]  # Houses on each region's marks, 2 bits per seat (for recounts)
     Placed placed[MAX_PLACED]
     Region region[MAX_REGIONS]
+    # Not part of the position: how a searching seat weighs each other seat's unrevealed Objective for this round
+    # (``determinize`` deals it in proportion; all 0: uniformly). Set on the search's copy only (``weigh_objectives``),
+    # never on a game's state, and left out of the JSON form and equality.
+    float obj_weight[MAX_SEATS][NUM_OBJECTIVES]
 
 
 cdef inline int32_t act(int kind, int payload) noexcept nogil:
@@ -194,3 +198,4 @@ cdef bint mission_met(const SmallIslands* s, int mission, int root) noexcept nog
 cdef int ss_current_player(const void* p) noexcept nogil
 cdef bint fits(const SmallIslands* s, int edges, int x, int y) noexcept nogil
 cdef void rebuild_islands(SmallIslands* s) noexcept nogil
+cdef int objective_evidence(const SmallIslands* s, int mover, int32_t a, double* out) noexcept nogil

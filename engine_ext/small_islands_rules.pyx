@@ -6,10 +6,11 @@ tokens), the three end conditions, final scoring and tie-breaks, and the game ta
 
 from libc.math cimport exp
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint64_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from engine_ext.core cimport (CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, kind_balanced_choice, rng_below,
-                              sort_action_ids)
+                              rng_uniform, sort_action_ids)
 
 
 cdef extern from *:
@@ -17,6 +18,9 @@ cdef extern from *:
 
 cdef enum:
     PURPOSE_DRAWS = 4               # purposeful playouts: options of a placement or a Bonus token weighed
+
+cdef double EVIDENCE_SHARPNESS = 3.0  # objective_evidence: the softmax's sharpness, per PP an option earns
+cdef double EVIDENCE_NOISE = 0.1     # objective_evidence: the share of choices modelled as uniform
 
 # Component tables, filled from data/small_islands.json by small_islands.pyx at import (set_tables).
 cdef int TILE_NREG[NUM_TILE_IDS]
@@ -1150,7 +1154,7 @@ cdef void ss_determinize(void* ptr, int seat, Rng* rng) noexcept nogil:
         if o == seat:
             continue
         if s.obj_cur[o] >= 0 and s.revealed[o] != s.obj_cur[o]:
-            s.obj_cur[o] = draw_card(&unknown, rng)
+            s.obj_cur[o] = draw_weighted_card(&unknown, s.obj_weight[o], rng)
         if s.obj_next[o] >= 0:
             s.obj_next[o] = draw_card(&unknown, rng)
         if o == s.active and (s.phase == PH_OBJ_KEEP or s.phase == PH_OBJ_DRAW):
@@ -1208,6 +1212,93 @@ cdef int draw_card(uint16_t* unknown, Rng* rng) noexcept nogil:
                 return k
             pick -= 1
     return -1
+
+
+cdef int draw_weighted_card(uint16_t* unknown, const float* weight, Rng* rng) noexcept nogil:
+    """A card from ``unknown`` in proportion to ``weight`` (a searching seat's beliefs about it); uniformly, as
+    ``draw_card`` does, when no card in ``unknown`` has a weight."""
+    cdef double total = 0.0, pick
+    cdef int k, last = -1
+    for k in range(NUM_OBJECTIVES):
+        if (unknown[0] >> k) & 1 and weight[k] > 0:
+            total += weight[k]
+    if total <= 0:
+        return draw_card(unknown, rng)
+    pick = rng_uniform(rng) * total
+    for k in range(NUM_OBJECTIVES):
+        if (unknown[0] >> k) & 1 and weight[k] > 0:
+            last = k
+            pick -= weight[k]
+            if pick < 0:
+                break
+    unknown[0] &= ~(1 << last)
+    return last
+
+
+cdef int objective_evidence(const SmallIslands* s, int mover, int32_t a, double* out) noexcept nogil:
+    """How likely each Objective as ``mover``'s card for this round makes its tile placement or Bonus token ``a``,
+    into ``out[NUM_OBJECTIVES]``: a player placing for its Objective is modelled as choosing among the placements of
+    the same tile (or among its Bonus tokens) by a softmax of what that Objective would earn after each
+    (``harvest_value``, ``EVIDENCE_SHARPNESS`` per PP), mixed with a uniform choice (``EVIDENCE_NOISE``) so that no
+    move rules a card out. Reads only the board, ``mover``'s Houses in hand and Bonus tokens, and the tile the move
+    shows: what every seat sees. Returns 0 (``out`` untouched) when the move says nothing: another kind of move,
+    no Houses in hand, or one option only."""
+    cdef int kind = a_kind(a), n, i, k, chosen = -1, houses
+    cdef Move m
+    cdef SmallIslands* base
+    cdef SmallIslands* after
+    cdef int32_t* options
+    cdef double* value
+    cdef double top, total
+    if (kind != K_PLACE and kind != K_BONUS) or s.active != mover or s.houses_hand[mover] == 0:
+        return 0
+    if (kind == K_PLACE and s.phase != PH_PLACE) or (kind == K_BONUS and s.phase != PH_BONUS):
+        return 0
+    base = <SmallIslands*>malloc(2 * sizeof(SmallIslands))
+    options = <int32_t*>malloc(MAX_ACTIONS * sizeof(int32_t))
+    value = <double*>malloc(MAX_ACTIONS * NUM_OBJECTIVES * sizeof(double))
+    if base == NULL or options == NULL or value == NULL:
+        free(base)
+        free(options)
+        free(value)
+        return 0
+    after = base + 1
+    memcpy(base, s, sizeof(SmallIslands))
+    if kind == K_PLACE:
+        m = decode(a)
+        base.hand[mover] = (<uint64_t>1) << m.tile    # the tile the move shows, alone: its placements
+        base.known[mover] = base.hand[mover]
+        base.hand_n[mover] = 1
+        n = push_placements(base, options, 0)
+    else:
+        n = push_bonuses(base, options, 0)
+    for i in range(n):
+        if options[i] == a:
+            chosen = i
+    if chosen < 0 or n < 2:
+        free(base)
+        free(options)
+        free(value)
+        return 0
+    for i in range(n):
+        memcpy(after, base, sizeof(SmallIslands))
+        ss_apply(after, options[i])
+        for k in range(NUM_OBJECTIVES):
+            value[i * NUM_OBJECTIVES + k] = harvest_value(after, mover, k, &houses)
+    for k in range(NUM_OBJECTIVES):
+        top = value[k]
+        for i in range(n):
+            if value[i * NUM_OBJECTIVES + k] > top:
+                top = value[i * NUM_OBJECTIVES + k]
+        total = 0.0
+        for i in range(n):
+            total += exp(EVIDENCE_SHARPNESS * (value[i * NUM_OBJECTIVES + k] - top))
+        out[k] = EVIDENCE_NOISE / n + (1.0 - EVIDENCE_NOISE) * exp(
+            EVIDENCE_SHARPNESS * (value[chosen * NUM_OBJECTIVES + k] - top)) / total
+    free(base)
+    free(options)
+    free(value)
+    return 1
 
 
 cdef int draw_value(int* pool, int* total, Rng* rng) noexcept nogil:

@@ -197,12 +197,37 @@ class TreeKeeper:
         self.movers: list[int] = []
         self.fingerprint: tuple | None = None
         self.beliefs: dict[int, list[float]] = {}  # seat -> weight of each private key (max 1)
+        # A game whose beliefs come from what moves show (GameInfo.key_evidence): set by the first search with
+        # ``beliefs``; from then on every other seat's move is weighed as it is observed.
+        self.evidence: engine_ext.GameInfo | None = None
 
     def observe(self, state: engine_ext.State, action: int) -> None:
         """Record ``action``, about to be applied to ``state``, as this seat observes it."""
         if self.fingerprint is not None:
             self.path.append(state.observed_action(action, self.seat))
             self.movers.append(state.current_player())
+        if self.evidence is not None:
+            self.weigh_move(state, action)
+
+    def weigh_move(self, state: engine_ext.State, action: int) -> None:
+        """Beliefs from what a move shows (games with ``GameInfo.key_evidence``): a move that renews its mover's key
+        forgets what was learnt of it; one that hints at it multiplies the mover's weights by its likelihood under
+        each key, computed on the position as this seat observes it (its observation, loaded), never the state."""
+        mover = state.current_player()
+        if mover < 0 or mover == self.seat:
+            return
+        observed = state.observed_action(action, self.seat)
+        what = self.evidence.evidence_move(observed)
+        if what == "renew":
+            self.beliefs.pop(mover, None)
+        elif what == "weigh":
+            view = self.evidence.from_observation(state.observation(self.seat))
+            likelihood = self.evidence.key_evidence(view, mover, observed)
+            if likelihood:
+                weights = self.beliefs.setdefault(mover, [1.0] * len(likelihood))
+                weights[:] = [w * p for w, p in zip(weights, likelihood, strict=True)]
+                top = max(weights)
+                weights[:] = [max(BELIEF_FLOOR, w / top) for w in weights]
 
     def update_beliefs(self) -> None:
         """Weigh each other seat's private keys by its moves since the last search, as that search's trees for the
@@ -237,7 +262,8 @@ class TreeKeeper:
         """The beliefs as ``mcts.run`` takes them (one row per seat), or None when there are none."""
         if not self.beliefs:
             return None
-        return [self.beliefs.get(p, [1.0] * BELIEF_KEYS) for p in range(players)]
+        width = max(len(row) for row in self.beliefs.values())
+        return [self.beliefs.get(p, [1.0] * width) for p in range(players)]
 
     def reset(self) -> None:
         """Forget the kept trees and beliefs (the next search starts afresh)."""
@@ -364,6 +390,9 @@ def suggest(
     if profile and "profile" in runs[0]:
         stats["profile"] = runs[0]["profile"]
     weights = keeper.beliefs if keeper is not None and config.beliefs and config.algorithm == "ismcts" else None
+    weigh_keys = engine_ext.game_info(state.game_name).weigh_keys
+    if weights and weigh_keys is not None:  # beliefs from what the moves show: the worlds are dealt by them
+        state, weights = weigh_keys(state, keeper.belief_rows(state.num_players())), None
     return SearchResult(moves=moves, stats=stats, belief=belief_summary(state, seat, config.seed, weights=weights))
 
 
@@ -417,7 +446,8 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
         raise ValueError(f"minimax: expected a weight from 0 (off) to 1, got {config.minimax}")
     if config.final_lcb is not None and not 0 <= config.final_lcb < math.inf:
         raise ValueError(f"final_lcb: expected a finite number of standard errors >= 0, got {config.final_lcb}")
-    if config.beliefs and not engine_ext.game_info(state.game_name).private_key_fixed:
+    info = engine_ext.game_info(state.game_name)
+    if config.beliefs and not info.private_key_fixed and info.key_evidence is None:
         raise ValueError(
             f"beliefs: {state.game_name} names no private key that stays the same through a game, so what a seat's"
             " moves said about it cannot carry over"
@@ -472,8 +502,16 @@ def _tree_search(
             keeper.fingerprint = fingerprint
         forests = keeper.forests
         if config.beliefs:
-            keeper.update_beliefs()
-            belief = keeper.belief_rows(players)
+            info = engine_ext.game_info(state.game_name)
+            if info.key_evidence is not None:
+                # Beliefs from what the moves show: the worlds are dealt by them (no draws are thrown away).
+                keeper.evidence = info
+                rows = keeper.belief_rows(players)
+                if rows is not None:
+                    state = info.weigh_keys(state, rows)
+            else:
+                keeper.update_beliefs()
+                belief = keeper.belief_rows(players)
         path = keeper.path if config.reuse else []
 
     def work(i: int) -> None:
