@@ -1102,7 +1102,7 @@ cdef void ss_determinize(void* ptr, int seat, Rng* rng) noexcept nogil:
     # Landscape tiles. Identical tiles are one kind and the board records kinds, so which ids of a kind are unseen
     # is not in the observation: take the highest free ids of each kind, as many as are unseen (from_observation
     # does the same), then deal the other seats' hidden tiles from them.
-    cdef uint64_t present = s.hand[seat] | s.gone, canonical = 0, free
+    cdef uint64_t present = s.hand[seat] | s.gone, canonical = 0, unused
     for k in range(DISPLAY):
         if s.display[k] != NO_SLOT:
             present |= (<uint64_t>1) << s.display[k]
@@ -1114,10 +1114,10 @@ cdef void ss_determinize(void* ptr, int seat, Rng* rng) noexcept nogil:
         if CANON[k] != k:
             continue
         hidden = popcount64(pool & KIND_MASK[k])
-        free = KIND_MASK[k] & ~present
-        while hidden > 0 and free:
-            v = 63 - __builtin_clzll(free)
-            free &= ~((<uint64_t>1) << v)
+        unused = KIND_MASK[k] & ~present
+        while hidden > 0 and unused:
+            v = 63 - __builtin_clzll(unused)
+            unused &= ~((<uint64_t>1) << v)
             canonical |= (<uint64_t>1) << v
             hidden -= 1
     pool = canonical

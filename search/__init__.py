@@ -80,12 +80,16 @@ class SearchConfig:
     facts in the sampled world (its card), so its moves in the search are learnt per card, as it would choose them
     knowing its card, instead of one policy pooled over every card the searching seat cannot tell apart (strategy
     fusion in the opponents' trees).
-    ``beliefs`` (ISMCTS with ``private_roots``, in a game loop that passes a ``TreeKeeper``): the seat's sampled
-    worlds are weighted by how likely the other seats' moves since its last search make each of their private keys,
-    as that search's own trees for them answered (the visit shares of each key's branch at the node where the move
-    was made, smoothed); a weight carries over from search to search in the game. Without a keeper nothing is
-    learnt and worlds are dealt as without; past a chance event the other seat saw differently (a card dealt to it)
-    nothing more is learnt until the next search.
+    ``beliefs`` (ISMCTS, in a game loop that passes a ``TreeKeeper``; with ``private_roots`` where the key is
+    fixed): the seat's sampled worlds are weighted by how likely the other seats' moves since its last search make
+    each of their private keys, as that search's own trees for them answered (the visit shares of each key's branch
+    at the node where the move was made, smoothed); a weight carries over from search to search in the game.
+    Without a keeper nothing is learnt and worlds are dealt as without; past a chance event the other seat saw
+    differently (a card dealt to it) nothing more is learnt until the next search. In a game whose moves show
+    evidence about a key that changes (``GameInfo.key_evidence``: Small Islands' Objective for the round) the
+    weights come instead from each move as the seat observes it (its likelihood under each key, by the game's model
+    of a player aiming at its key), are forgotten when the mover takes a new key, and deal the worlds directly
+    (``GameInfo.weigh_keys``); private roots are not needed there.
     ``reuse`` (ISMCTS): when the caller passes a ``TreeKeeper`` (the game loop, ``search.play``, keeps one per bot
     seat), the search starts from the subtree of the seat's previous search that the moves since lead to, and keeps
     its trees for the next; without a keeper it has no effect.
