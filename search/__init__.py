@@ -504,9 +504,10 @@ def _tree_search(
             keeper.reset()
             keeper.forests = [mcts.Forest() for _ in range(threads)]
             keeper.fingerprint = fingerprint
-        forests = keeper.forests
+        info = engine_ext.game_info(state.game_name)
+        if config.reuse or not (config.beliefs and info.key_evidence is not None):
+            forests = keeper.forests  # beliefs from what the moves show read no trees: none are kept for them
         if config.beliefs:
-            info = engine_ext.game_info(state.game_name)
             if info.key_evidence is not None:
                 # Beliefs from what the moves show: the worlds are dealt by them (no draws are thrown away).
                 keeper.evidence = info

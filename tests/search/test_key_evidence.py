@@ -165,6 +165,7 @@ def test_a_search_with_beliefs_deals_its_worlds_by_them():
     keeper = search.TreeKeeper(0)
     first = search.suggest(state, 0, iterations=200, beliefs=True, keeper=keeper)
     assert keeper.evidence is INFO  # the first search with beliefs turns the evidence on
+    assert keeper.nodes == 0  # and keeps no trees (the evidence reads none)
     seen = first.belief["objectives"]["1"]
     favoured = sorted(seen)[0]
     keeper.beliefs = {1: [1.0 if f"O{k + 1}" == favoured else 1e-3 for k in range(12)]}
