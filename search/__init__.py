@@ -501,7 +501,9 @@ def _tree_search(
         budgetless = replace(config, seed=0, iterations=None, time_ms=None, top_k=0, worlds=None, node_capacity=None)
         fingerprint = (state.game_name, players, budgetless)
         if keeper.fingerprint != fingerprint or len(keeper.forests) != threads:
+            learnt = keeper.beliefs if keeper.evidence is not None else {}  # from the moves, not from trees: kept
             keeper.reset()
+            keeper.beliefs = learnt
             keeper.forests = [mcts.Forest() for _ in range(threads)]
             keeper.fingerprint = fingerprint
         info = engine_ext.game_info(state.game_name)

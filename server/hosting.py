@@ -138,6 +138,14 @@ KEPT_BYTES = 256 * 2**20
 REPLAY_ITERATIONS = 1_000_000
 
 
+def observes_only(game: str, players: int, settings: BotSettings) -> bool:
+    """Whether a bot seat's kept state is beliefs from what the moves show alone (``beliefs`` in a game with
+    ``GameInfo.key_evidence``, no ``reuse``): rebuilt by showing its keeper the moves again, with no search."""
+    info = engine_ext.game_info(game)
+    config = settings.resolved(info, players)
+    return config.algorithm == "ismcts" and bool(config.beliefs) and info.key_evidence is not None and not config.reuse
+
+
 def needs_trees(game: str, players: int, settings: BotSettings) -> bool:
     """Whether a bot seat with ``settings`` carries trees from one decision to the next (``reuse``, ``beliefs``) in a
     game of ``players`` seats (a game's defaults may differ by seat count)."""
@@ -395,7 +403,8 @@ class GameHost:
 
     def _ensure_trees(self, hosted: _Hosted, control: search.Control) -> None:
         """Rebuild lost trees by replaying the bot seats' searches over the committed moves (``REPLAY_ITERATIONS``),
-        so the seats go on as if the trees had been kept; where that cannot be done they start afresh."""
+        so the seats go on as if the trees had been kept; where that cannot be done they start afresh. Beliefs from
+        what the moves show (``observes_only``) are rebuilt by showing the moves again, whatever the budget."""
         if not hosted.trees_stale:
             return
         record = hosted.record
@@ -403,30 +412,37 @@ class GameHost:
             s: b for s, b in enumerate(hosted.bots) if b is not None and needs_trees(record.game, record.players, b)
         }
         info = engine_ext.game_info(record.game)
+        # Seats whose keepers hold beliefs from the moves alone see the moves again (their evidence turned on at their
+        # first decision, as their first search did); the others replay their searches, where those repeat.
+        observers = {s for s, b in seats.items() if observes_only(record.game, record.players, b)}
         actors = [move.actor for move in hosted.logs[0]]
-        searches = [seats[a].resolved(info, record.players) for a in actors if a in seats]
-        if seats and all(b.time_ms is None for b in searches):  # iteration budgets (a time budget does not repeat)
-            if sum(b.iterations for b in searches) <= REPLAY_ITERATIONS:
-                position = Position(_setup(record), keepers={s: search.TreeKeeper(s) for s in seats})
-                with self.limits.search_slot(control, wait=True):
-                    for action in hosted.actions:
-                        actor = position.state.current_player()
-                        if actor in seats:
-                            play.bot_search(
-                                position.state.observation(actor),
-                                actor,
-                                seats[actor],
-                                record.seed,
-                                position.moves,
-                                control,
-                                keeper=position.keepers[actor],
-                            )
-                            if control.cancelled:
-                                for keeper in position.keepers.values():
-                                    keeper.reset()
-                                raise RequestError("CANCELLED", "the caller went away; nothing was played")
-                        position.apply(action)
-                hosted.keepers.update(position.keepers)
+        searches = [seats[a].resolved(info, record.players) for a in actors if a in seats and a not in observers]
+        # A time budget does not repeat; iteration budgets repeat up to REPLAY_ITERATIONS in all.
+        if any(b.time_ms is not None for b in searches) or sum(b.iterations or 0 for b in searches) > REPLAY_ITERATIONS:
+            seats = {s: b for s, b in seats.items() if s in observers}
+        if seats:
+            position = Position(_setup(record), keepers={s: search.TreeKeeper(s) for s in seats})
+            with self.limits.search_slot(control, wait=True):
+                for action in hosted.actions:
+                    actor = position.state.current_player()
+                    if actor in observers:
+                        position.keepers[actor].evidence = info
+                    elif actor in seats:
+                        play.bot_search(
+                            position.state.observation(actor),
+                            actor,
+                            seats[actor],
+                            record.seed,
+                            position.moves,
+                            control,
+                            keeper=position.keepers[actor],
+                        )
+                        if control.cancelled:
+                            for keeper in position.keepers.values():
+                                keeper.reset()
+                            raise RequestError("CANCELLED", "the caller went away; nothing was played")
+                    position.apply(action)
+            hosted.keepers.update(position.keepers)
         hosted.trees_stale = False
 
     def _keep_trees(self, hosted: _Hosted) -> None:

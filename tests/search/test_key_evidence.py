@@ -171,6 +171,14 @@ def test_a_search_with_beliefs_deals_its_worlds_by_them():
     keeper.beliefs = {1: [1.0 if f"O{k + 1}" == favoured else 1e-3 for k in range(12)]}
     believed = search.suggest(state, 0, iterations=200, beliefs=True, keeper=keeper)
     assert believed.belief["objectives"]["1"].get(favoured, 0) > 0.8 > seen[favoured]
+    # A keeper rebuilt from the moves alone (a restarted server's: beliefs, no trees yet) keeps them at its first
+    # search, and so does one whose settings change: they come from the moves, not from trees.
+    rebuilt = search.TreeKeeper(0)
+    rebuilt.evidence, rebuilt.beliefs = INFO, {1: list(keeper.beliefs[1])}
+    again = search.suggest(state, 0, iterations=200, beliefs=True, keeper=rebuilt)
+    assert rebuilt.beliefs == keeper.beliefs and again.belief == believed.belief
+    search.suggest(state, 0, iterations=100, beliefs=True, exploration=0.5, keeper=rebuilt)
+    assert rebuilt.beliefs == keeper.beliefs
     with pytest.raises(ValueError, match="^beliefs: "):
         survive = engine_ext.new_game("survive", 2, seed=1)
         while survive.current_player() < 0:

@@ -197,3 +197,20 @@ def test_a_bad_tree_memory_is_a_clear_error_at_the_command_line(tmp_path, capsys
     args = build_parser().parse_args(["serve", "--port", "0", "--db", str(tmp_path / "c.db"), "--kept-trees-mb", "-1"])
     assert args.run(args) == 2
     assert "atoll serve: kept_trees_mb" in capsys.readouterr().err
+
+
+def test_a_restart_rebuilds_beliefs_from_the_moves_by_showing_them_again_without_searching(tmp_path, searches):
+    # Small Islands' beliefs come from what the moves show: a time budget (searches that do not repeat) loses nothing.
+    bots = [None, BotSettings("ismcts", time_ms=5, beliefs=True), BotSettings("greedy"), BotSettings("greedy")]
+    first = GameHost(GameStore(tmp_path / "si.db"), Limits(**LIMITS))
+    created, hosted = hosted_game(first, "small_islands", 4, 5, bots, moves=12)
+    learnt = {seat: list(row) for seat, row in hosted.keepers[1].beliefs.items()}
+    assert learnt and hosted.keepers[1].nodes == 0
+    restarted = GameHost(GameStore(tmp_path / "si.db"), Limits(**LIMITS))
+    rebuilt = restarted._get(created.game_id)
+    assert rebuilt.trees_stale and not rebuilt.keepers
+    before = len(searches)
+    restarted._ensure_trees(rebuilt, search.Control())
+    assert len(searches) == before  # no search was run to rebuild them
+    assert rebuilt.keepers[1].beliefs == learnt and rebuilt.keepers[1].evidence is not None
+    continue_game(restarted, created, moves=1)
