@@ -1085,7 +1085,12 @@ GAME_INFOS = (
         # --bot full=ismcts,iterations=3000 --lineup d40,full --deals 300 --sprt=0,30). With four seats, where 40
         # steps are two turns a seat, the cut at 40 was not better at equal iterations (-0.053 win share [-0.125,
         # +0.019] against greedy, paired by deal over 94 groups); 3-4 players keep playouts to the end until a match
-        # decides.
+        # decides. With four seats the search deals the other seats' Objectives by beliefs from their placements and
+        # Bonus tokens (``beliefs``, ``key_evidence``): 0.500 against 0.446 of three greedy seats' games, +0.054
+        # [+0.008, +0.099] paired by deal over a pre-set 200 groups at equal iterations (it costs no measurable time),
+        # 2026-12-03: --players 4 --bot bel=ismcts,iterations=3000,beliefs=true --bot greedy=greedy
+        # --lineup bel,greedy,greedy,greedy --deals 200, against the same row without (docs/benchmarks.md, "Small
+        # Islands with four seats: beliefs about the other seats' Objectives").
         search_defaults=SearchDefaults(
             exploration=1.0,
             scaled_exploration=True,
@@ -1096,7 +1101,7 @@ GAME_INFOS = (
             widening=2.0,
             greedy_heuristic="missions",
             greedy_playout_depth=0,
-            by_players={2: {"playout_depth": 40, "heuristic": "missions"}},
+            by_players={2: {"playout_depth": 40, "heuristic": "missions"}, 4: {"beliefs": True}},
         ),
         heuristics=("points", "missions"),
         playout_policies=("light", "purposeful", "objectives"),
