@@ -101,7 +101,7 @@ class SearchDefaults:
     canonical_order: bool = False  # tree search: consecutive own moves that commute are searched in one order only
     open_loop: bool = False  # ISMCTS: the searching seat's tree follows its own moves only (see SearchConfig)
     private_roots: bool = False  # ISMCTS: other seats' trees branch first on their own hidden facts (see SearchConfig)
-    beliefs: bool = False  # ISMCTS with private_roots in a game loop: worlds weighted by the others' moves
+    beliefs: bool = False  # ISMCTS in a game loop: worlds weighted by the others' moves (see SearchConfig)
     reuse: bool = False  # ISMCTS in a game loop: a bot seat's next search starts from its kept subtree
     setup_algorithm: str = "same"  # what a search plays at set-up decisions (GameInfo.in_setup): "same" or "greedy"
     playout_depth: int = -1

@@ -355,6 +355,19 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
             out["elo"].update(elo=round(elo, 1), interval=[round(low, 1), round(high, 1)])
         if players == 2:
             out["pentanomial"] = stats.pentanomial(pair_scores)
+    single = [name for name in dict.fromkeys(lineup) if lineup.count(name) == 1]
+    if len(lineup) > 2 and len(single) >= 2 and groups:
+        # Two bots in the same games (e.g. "A,B,greedy"): each deal group plays both in every seat, so the difference
+        # of their mean win shares per group is paired by deal and by game; the first against each of the others.
+        out["head_to_head"] = {
+            f"{single[0]} - {other}": {
+                "deal_groups": len(groups),
+                "difference": stats.mean_interval(
+                    [pair_score(single[0], group) - pair_score(other, group) for group in groups.values()]
+                ).as_list(),
+            }
+            for other in single[1:]
+        }
     return out
 
 

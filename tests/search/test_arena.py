@@ -158,6 +158,24 @@ def test_the_sprt_decides_a_four_seat_lineup_and_refuses_what_it_cannot_judge(tm
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
+def test_two_bots_in_the_same_games_are_compared_paired_by_deal_group():
+    lineup = ["a", "b", "g"]
+    permutations = arena.seat_permutations(lineup)
+    # Deal 0: a wins every game; deal 1: b wins four of the six and a two; deal 2: one game only (left out).
+    winners = {0: ["a"] * 6, 1: ["b", "b", "a", "b", "a", "b"], 2: ["b"]}
+    games = [
+        {"match": "a,b,g", "deal": deal, "seats": list(seats), "returns": [float(s == w) for s in seats],
+         "scores": [1] * 3, "seed": deal}
+        for deal, won in winners.items() for seats, w in zip(permutations, won, strict=False)
+    ]  # fmt: skip
+    match = arena.summarize_match(lineup, games)
+    assert set(match["head_to_head"]) == {"a - b", "a - g"}
+    a_b = match["head_to_head"]["a - b"]
+    assert a_b["deal_groups"] == 2 and a_b["difference"][0] == pytest.approx(((1 - 0) + (2 / 6 - 4 / 6)) / 2, abs=1e-4)
+    assert match["head_to_head"]["a - g"]["difference"][0] == pytest.approx((1 + 2 / 6) / 2, abs=1e-4)
+    assert "head_to_head" not in arena.summarize_match(["a", "g", "g"], [])  # one bot against a field: elo instead
+
+
 def test_a_solo_summary_counts_wins_and_the_score_of_the_games_won():
     tournament = arena.Tournament("islet_solo", 1, {"r": FAST["r"]}, arena.default_lineups(["r"], 1), 3, seed=1)
     games = [
