@@ -1266,6 +1266,11 @@ cdef int objective_evidence(const SmallIslands* s, int mover, int32_t a, double*
     memcpy(base, s, sizeof(SmallIslands))
     if kind == K_PLACE:
         m = decode(a)
+        if m.tile >= NUM_LAND:                        # only Landscape tiles are ever in a hand
+            free(base)
+            free(options)
+            free(value)
+            return 0
         base.hand[mover] = (<uint64_t>1) << m.tile    # the tile the move shows, alone: its placements
         base.known[mover] = base.hand[mover]
         base.hand_n[mover] = 1

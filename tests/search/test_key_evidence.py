@@ -57,6 +57,8 @@ def test_moves_that_show_nothing_give_no_evidence():
     assert small_islands.evidence_move(take) is None and small_islands.key_evidence(taking, 1, take) is None
     with pytest.raises(ValueError, match="^mover: "):
         small_islands.key_evidence(state, 7, place)
+    for nonsense in (-1, 0, place | 63, place & ~63 | 60):  # no move, a set-up draw, a Ship or no tile in a hand
+        assert small_islands.key_evidence(state, 1, nonsense) is None
 
 
 def play_greedy(seed: int, players: int = 4, until=None):
