@@ -23,7 +23,9 @@ Rulings this module adds (docs/rules/small_islands.md; each is tested):
 - A tile discarded because nothing fits is shown (it leaves the game face up).
 - A House goes on a free mark of the island's lowest region (which mark never matters, only the island).
 - ``determinize`` deals the other seats' Objectives from every card whose place the seat does not know; it does not
-  use that a card kept last round cannot be one revealed last round (a belief approximation, not a rule).
+  use that a card kept last round cannot be one revealed last round (a belief approximation, not a rule). A search
+  with ``beliefs`` deals the other seats' Objectives for the round by its weights instead of uniformly
+  (``weigh_objectives``, ``key_evidence``: what their placements and Bonus tokens showed; never part of the position).
 
 Information (``observation(seat)``): the board with every icon and token, the display, every count (deck, Navigation
 deck, hands, Houses, tokens, Objective deck), the Prestige Points, the Ships; a seat sees its own hand, Objectives and

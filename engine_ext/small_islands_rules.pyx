@@ -1254,23 +1254,19 @@ cdef int objective_evidence(const SmallIslands* s, int mover, int32_t a, double*
         return 0
     if (kind == K_PLACE and s.phase != PH_PLACE) or (kind == K_BONUS and s.phase != PH_BONUS):
         return 0
+    m = decode(a)
+    if kind == K_PLACE and m.tile >= NUM_LAND:      # only Landscape tiles are ever in a hand
+        return 0
     base = <SmallIslands*>malloc(2 * sizeof(SmallIslands))
     options = <int32_t*>malloc(MAX_ACTIONS * sizeof(int32_t))
-    value = <double*>malloc(MAX_ACTIONS * NUM_OBJECTIVES * sizeof(double))
-    if base == NULL or options == NULL or value == NULL:
+    value = NULL
+    if base == NULL or options == NULL:
         free(base)
         free(options)
-        free(value)
         return 0
     after = base + 1
     memcpy(base, s, sizeof(SmallIslands))
     if kind == K_PLACE:
-        m = decode(a)
-        if m.tile >= NUM_LAND:                        # only Landscape tiles are ever in a hand
-            free(base)
-            free(options)
-            free(value)
-            return 0
         base.hand[mover] = (<uint64_t>1) << m.tile    # the tile the move shows, alone: its placements
         base.known[mover] = base.hand[mover]
         base.hand_n[mover] = 1
@@ -1280,10 +1276,11 @@ cdef int objective_evidence(const SmallIslands* s, int mover, int32_t a, double*
     for i in range(n):
         if options[i] == a:
             chosen = i
-    if chosen < 0 or n < 2:
+    if chosen >= 0 and n >= 2:
+        value = <double*>malloc(n * NUM_OBJECTIVES * sizeof(double))
+    if value == NULL:                                 # the move says nothing (or no memory to weigh it)
         free(base)
         free(options)
-        free(value)
         return 0
     for i in range(n):
         memcpy(after, base, sizeof(SmallIslands))
