@@ -1021,6 +1021,6 @@ GAME_INFOS = (
             widening=2.0,
             setup_algorithm="greedy",
         ),
-        heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm"),
+        heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo"),
     ),
 )

@@ -32,6 +32,7 @@ cdef double DISCOUNT_WALK[NUM_NODES]         # factor 1
 cdef double DISCOUNT_RAFT[NUM_NODES]         # factor 0.6
 cdef double DISCOUNT_SWIM[NUM_NODES]         # factor 2
 cdef double TIDE_FLOOR = 0.25                 # ``tide``: the share an Adventurer out of its seat's reach keeps
+cdef double TEMPO_POINTS = 0.5                # ``tempo``: points a seat's place in the round is worth at most
 
 
 def _fill_tables():
@@ -1462,9 +1463,10 @@ cdef void budgeted(const Survive* s, const double* worth, const double* cost, do
             estimate[seat] += worth[i] * (TIDE_FLOOR + (1.0 - TIDE_FLOOR) * reach)
 
 
-cdef void tide_estimate(const void* p, double* out, double points) noexcept nogil:
+cdef void tide_estimate(const void* p, double* out, double points, double tempo=0.0) noexcept nogil:
     """``rafts`` with the clock seen: an Adventurer its seat lacks the movements to rescue before the expected end of
-    the game counts for less (``budgeted``); win shares by a softmax at ``points`` points per e."""
+    the game counts for less (``budgeted``); win shares by a softmax at ``points`` points per e. With ``tempo`` each
+    seat's estimate also moves by ``tempo`` points against its place in the round (``tempo_shape``)."""
     cdef const Survive* s = <const Survive*>p
     cdef double estimate[MAX_SEATS]
     cdef double worth[MAX_MEEPLES]
@@ -1483,12 +1485,44 @@ cdef void tide_estimate(const void* p, double* out, double points) noexcept nogi
             if cost[i] < 0.6:
                 cost[i] = 0.6
     budgeted(s, worth, cost, estimate)
+    if tempo != 0.0:
+        for i in range(s.num_players):
+            estimate[i] -= tempo * tempo_shape(s, i)
     shares_of(s, estimate, out, points)
 
 
 cdef void s_tide_heuristic(const void* p, double* out) noexcept nogil:
     """``tide`` (Survive's default): ``tide_estimate`` at 4 points per e."""
     tide_estimate(p, out, 4.0)
+
+
+cdef double tempo_shape(const Survive* s, int seat) noexcept nogil:
+    """Where ``seat`` stands in the round, as ``tempo`` reads it, in [-1, 1]: -1 when its Action phase is about to
+    start (its three movements all to come), rising to +1 over those movements (``tide`` then holds what they gained),
+    falling back to -1 over the other seats' 3 (n - 1) movements (what they gain is not yet in ``tide`` either).
+    The movements since the seat's own Action phase began are ``u``, from 0 to 3 n; 0 in set-up."""
+    cdef int n = s.num_players, r
+    cdef double u
+    if s.phase < PH_ACTION or s.phase == PH_OVER:
+        return 0.0
+    r = (seat - s.active + n) % n
+    if s.phase == PH_ACTION:
+        u = (3.0 - s.moves_left) if r == 0 else 3.0 + 3.0 * (n - 1 - r) + (3.0 - s.moves_left)
+    else:
+        u = 3.0 if r == 0 else 3.0 + 3.0 * (n - 1 - r) + 3.0
+    if u <= 3.0:
+        return -1.0 + 2.0 * u / 3.0
+    return 1.0 - 2.0 * (u - 3.0) / (3.0 * n - 3.0)
+
+
+cdef void s_tempo_heuristic(const void* p, double* out) noexcept nogil:
+    """``tempo``: ``tide`` with the turn order seen. ``tide`` scores a position as if no seat moved before the next,
+    so it underrates the seat whose three movements come next and overrates the seat that has just made them: over
+    greedy self-play its share of the win is below the outcome by 0.06 (2 players) or 0.03 (4 players) at the start of
+    a seat's Action phase and above it by as much once the phase ends, a swing larger than the differences a search
+    ranks moves by. A tree whose lines end at different points of the round compares such values. ``tempo`` adds
+    ``TEMPO_POINTS`` times ``-tempo_shape`` to each seat's treasure estimate before the softmax (4 points per e)."""
+    tide_estimate(p, out, 4.0, TEMPO_POINTS)
 
 
 cdef void s_calm_heuristic(const void* p, double* out) noexcept nogil:
@@ -1672,6 +1706,7 @@ SURVIVE_TABLE.other_heuristics[3] = s_hunt_heuristic
 SURVIVE_TABLE.other_heuristics[4] = s_swim_heuristic
 SURVIVE_TABLE.other_heuristics[5] = s_tide_heuristic
 SURVIVE_TABLE.other_heuristics[6] = s_calm_heuristic
+SURVIVE_TABLE.other_heuristics[7] = s_tempo_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
 SURVIVE_TABLE.redundant = s_redundant
 SURVIVE_TABLE.private_key = s_private_key

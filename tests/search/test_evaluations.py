@@ -46,7 +46,7 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
         for players in range(info.min_players, info.max_players + 1):  # every seat count's defaults resolve
             resolved = search.SearchConfig().resolved(info, players)
             assert resolved.heuristic is None or resolved.heuristic in info.heuristics
-    survive = ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm")
+    survive = ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo")
     assert engine_ext.game_info("survive").heuristics == survive
     assert engine_ext.game_info("kuhn_poker").heuristics == ()
 
@@ -316,3 +316,41 @@ def test_calm_keeps_the_order_of_tide_at_half_the_slope():
         assert abs(tide - 0.5) > 0.005 and min(tide, 0.5) < calm < max(tide, 0.5)
         # The same treasure gap read at 8 points per e instead of 4: logit halves.
         assert math.log(calm / (1 - calm)) == pytest.approx(math.log(tide / (1 - tide)) / 2)
+
+
+def logit(share: float) -> float:
+    return math.log(share / (1 - share))
+
+
+@pytest.mark.parametrize(
+    ("control", "green_shape_minus_red"),
+    [
+        # Red (seat 0) active with its three movements to come (red's shape -1, green's +1: green has just moved), one
+        # made (red -1/3, green +1/3: a third of the way down), all made, and after its Action phase (red +1, green -1).
+        ({"moves_left": 3}, 2.0),
+        ({"moves_left": 2}, 2.0 / 3.0),
+        ({"moves_left": 0}, -2.0),
+        ({"moves_left": 0, "phase": "creature_roll"}, -2.0),
+        # Green active with its movements to come: red has just had its turn.
+        ({"moves_left": 3, "active": 1}, -2.0),
+    ],
+)
+def test_tempo_moves_each_seats_estimate_by_its_place_in_the_round(control, green_shape_minus_red):
+    state = race({}, **control)
+    tide, tempo = scored(state, "tide")[0], scored(state, "tempo")[0]
+    # Red's estimate moves by 0.5 points (TEMPO_POINTS) times (green's shape - red's) against green's, read at 4 points
+    # per e: the log-odds move by exactly that over 4.
+    assert logit(tempo) - logit(tide) == pytest.approx(0.5 * green_shape_minus_red / 4)
+
+
+def test_tempo_is_tide_in_set_up_and_sums_to_one_with_four_seats():
+    state = engine_ext.new_game("survive", 2, seed=3)
+    assert scored(state, "tempo") == pytest.approx(scored(state, "tide"))
+    four = position(4, adventurers={"red": [(SWIMMER, 5)], "green": [("(-2,3)", 5)]}, tiles={"(-2,3)": "b"},
+                    moves_left=3, active=2)
+    shares = scored(four, "tempo")
+    assert sum(shares) == pytest.approx(1.0)
+    # Seat 2 about to move is raised the most, seat 1 (it has just moved) lowered the most; seats 3 and 0 between.
+    plain = scored(four, "tide")
+    lift = [logit(a) - logit(b) for a, b in zip(shares, plain)]
+    assert lift[2] > lift[3] > lift[0] > lift[1]
