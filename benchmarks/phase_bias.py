@@ -79,7 +79,8 @@ def main() -> None:
                 "bias": round(sum(s - o for s, o in pairs) / len(pairs), 3),
             }
         steady = [g["bias"] for g in groups.values() if g["records"] >= 100]
-        report["heuristics"][name] = {"spread": round(max(steady) - min(steady), 3) if steady else None, "groups": groups}
+        spread = round(max(steady) - min(steady), 3) if steady else None
+        report["heuristics"][name] = {"spread": spread, "groups": groups}
     print(json.dumps(report, indent=2))
 
 
