@@ -346,11 +346,12 @@ def test_tempo_moves_each_seats_estimate_by_its_place_in_the_round(control, gree
 def test_tempo_is_tide_in_set_up_and_sums_to_one_with_four_seats():
     state = engine_ext.new_game("survive", 2, seed=3)
     assert scored(state, "tempo") == pytest.approx(scored(state, "tide"))
-    four = position(4, adventurers={"red": [(SWIMMER, 5)], "green": [("(-2,3)", 5)]}, tiles={"(-2,3)": "b"},
-                    moves_left=3, active=2)
+    four = position(
+        4, adventurers={"red": [(SWIMMER, 5)], "green": [("(-2,3)", 5)]}, tiles={"(-2,3)": "b"}, moves_left=3, active=2
+    )
     shares = scored(four, "tempo")
     assert sum(shares) == pytest.approx(1.0)
     # Seat 2 about to move is raised the most, seat 1 (it has just moved) lowered the most; seats 3 and 0 between.
     plain = scored(four, "tide")
-    lift = [logit(a) - logit(b) for a, b in zip(shares, plain)]
+    lift = [logit(a) - logit(b) for a, b in zip(shares, plain, strict=True)]
     assert lift[2] > lift[3] > lift[0] > lift[1]
