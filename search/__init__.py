@@ -33,6 +33,7 @@ __all__ = ["ALGORITHMS", "Control", "Move", "SearchConfig", "SearchResult", "Tre
 
 ALGORITHMS = ("ismcts", "pimc", "flat", "greedy", "random", "cheat")
 SEARCHES = ("ismcts", "pimc", "flat", "cheat")  # the algorithms that ``setup_algorithm`` can stand in for
+EVIDENCE_SEARCHES = ("ismcts", "pimc", "flat")  # those that deal worlds by beliefs from what the moves show
 DEFAULT_ITERATIONS = 1000
 MAX_NODES = 4_000_000
 MIN_NODES = 64  # a tree per seat needs its roots and room to grow
@@ -316,6 +317,14 @@ class SearchResult:
         return self.moves[0]
 
 
+def deals_by_evidence(config: SearchConfig, info: engine_ext.GameInfo) -> bool:
+    """Whether a search with ``config`` (resolved) deals the other seats' private keys by beliefs from what their moves
+    show: ``beliefs`` in a game with ``GameInfo.key_evidence`` (Small Islands), for every algorithm that samples
+    worlds (ISMCTS, PIMC, flat Monte Carlo), so that each plays from the same beliefs and the arena compares
+    algorithms, not what they were told."""
+    return bool(config.beliefs) and info.key_evidence is not None and config.algorithm in EVIDENCE_SEARCHES
+
+
 def suggest(
     state_or_observation: engine_ext.State | dict,
     seat: int,
@@ -393,10 +402,11 @@ def suggest(
         stats["reused_nodes"] = sum(r.get("reused", 0) for r in runs)
     if profile and "profile" in runs[0]:
         stats["profile"] = runs[0]["profile"]
-    weights = keeper.beliefs if keeper is not None and config.beliefs and config.algorithm == "ismcts" else None
-    weigh_keys = engine_ext.game_info(state.game_name).weigh_keys
-    if weights and weigh_keys is not None:  # beliefs from what the moves show: the worlds are dealt by them
-        state, weights = weigh_keys(state, keeper.belief_rows(state.num_players())), None
+    weights = None
+    if keeper is not None and config.beliefs and (config.algorithm == "ismcts" or deals_by_evidence(config, info)):
+        weights = keeper.beliefs
+    if weights and info.weigh_keys is not None:  # beliefs from what the moves show: the worlds are dealt by them
+        state, weights = info.weigh_keys(state, keeper.belief_rows(state.num_players())), None
     return SearchResult(moves=moves, stats=stats, belief=belief_summary(state, seat, config.seed, weights=weights))
 
 
@@ -496,6 +506,8 @@ def _tree_search(
     forests: list = [None] * threads
     path = None
     belief = None
+    info = engine_ext.game_info(state.game_name)
+    evidence = deals_by_evidence(config, info)
     if keeper is not None and (config.reuse or config.beliefs) and config.algorithm == "ismcts":
         # Trees learnt under other settings (or another game) are not reused; a new thread count starts afresh.
         budgetless = replace(config, seed=0, iterations=None, time_ms=None, top_k=0, worlds=None, node_capacity=None)
@@ -506,20 +518,18 @@ def _tree_search(
             keeper.beliefs = learnt
             keeper.forests = [mcts.Forest() for _ in range(threads)]
             keeper.fingerprint = fingerprint
-        info = engine_ext.game_info(state.game_name)
-        if config.reuse or not (config.beliefs and info.key_evidence is not None):
+        if config.reuse or not evidence:
             forests = keeper.forests  # beliefs from what the moves show read no trees: none are kept for them
-        if config.beliefs:
-            if info.key_evidence is not None:
-                # Beliefs from what the moves show: the worlds are dealt by them (no draws are thrown away).
-                keeper.evidence = info
-                rows = keeper.belief_rows(players)
-                if rows is not None:
-                    state = info.weigh_keys(state, rows)
-            else:
-                keeper.update_beliefs()
-                belief = keeper.belief_rows(players)
+        if config.beliefs and not evidence:
+            keeper.update_beliefs()
+            belief = keeper.belief_rows(players)
         path = keeper.path if config.reuse else []
+    if keeper is not None and evidence:
+        # Beliefs from what the moves show: the worlds are dealt by them (no draws are thrown away).
+        keeper.evidence = info
+        rows = keeper.belief_rows(players)
+        if rows is not None:
+            state = info.weigh_keys(state, rows)
 
     def work(i: int) -> None:
         try:

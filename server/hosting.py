@@ -143,14 +143,17 @@ def observes_only(game: str, players: int, settings: BotSettings) -> bool:
     ``GameInfo.key_evidence``, no ``reuse``): rebuilt by showing its keeper the moves again, with no search."""
     info = engine_ext.game_info(game)
     config = settings.resolved(info, players)
-    return config.algorithm == "ismcts" and bool(config.beliefs) and info.key_evidence is not None and not config.reuse
+    return search.deals_by_evidence(config, info) and not (config.algorithm == "ismcts" and config.reuse)
 
 
 def needs_trees(game: str, players: int, settings: BotSettings) -> bool:
-    """Whether a bot seat with ``settings`` carries trees from one decision to the next (``reuse``, ``beliefs``) in a
-    game of ``players`` seats (a game's defaults may differ by seat count)."""
-    config = settings.resolved(engine_ext.game_info(game), players)
-    return config.algorithm == "ismcts" and bool(config.reuse or config.beliefs)
+    """Whether a bot seat with ``settings`` carries trees from one decision to the next (``reuse``, ``beliefs``), or
+    beliefs from what the moves show (``search.deals_by_evidence``: PIMC and flat Monte Carlo too), in a game of
+    ``players`` seats (a game's defaults may differ by seat count)."""
+    info = engine_ext.game_info(game)
+    config = settings.resolved(info, players)
+    trees = config.algorithm == "ismcts" and bool(config.reuse or config.beliefs)
+    return trees or search.deals_by_evidence(config, info)
 
 
 def _setup(record: GameRecord) -> engine_ext.State:

@@ -158,6 +158,42 @@ def test_the_weights_deal_the_other_seats_objectives_and_stay_off_the_position()
         small_islands.weigh_objectives(state, [row])
 
 
+def outcome(result) -> list:
+    return [(m.action, m.visits, m.value) for m in result.moves]
+
+
+@pytest.mark.parametrize("algorithm", ["pimc", "flat"])
+def test_pimc_and_flat_deal_their_worlds_by_the_beliefs_as_ismcts_does(algorithm):
+    # Every algorithm that samples worlds plays from the same beliefs, so that the arena compares algorithms.
+    position_, _ = play_greedy(
+        3,
+        until=lambda state, keeper: state.observation(0)["control"]["phase"] == "turn" and state.current_player() == 0,
+    )
+    state = position_.state
+    keeper = search.TreeKeeper(0)
+    settings = {"algorithm": algorithm, "iterations": 400, "seed": 4, "top_k": 50}
+    search.suggest(state, 0, beliefs=True, keeper=keeper, **settings)
+    assert keeper.evidence is INFO and keeper.nodes == 0  # the evidence is on, and no trees are kept
+    keeper.beliefs = {1: [1.0 if k == 3 else 1e-3 for k in range(12)]}
+    believed = search.suggest(state, 0, beliefs=True, keeper=keeper, **settings)
+    weighted = INFO.weigh_keys(state, keeper.belief_rows(state.num_players()))
+    by_hand = search.suggest(weighted, 0, beliefs=False, **settings)
+    plain = search.suggest(state, 0, beliefs=False, keeper=search.TreeKeeper(0), **settings)
+    assert outcome(believed) == outcome(by_hand) != outcome(plain)
+    assert believed.belief["objectives"]["1"].get("O4", 0) > 0.8
+
+
+def test_hosted_pimc_and_flat_seats_keep_their_beliefs_and_greedy_and_cheat_have_none():
+    from server import hosting
+
+    for algorithm, kept in (("ismcts", True), ("pimc", True), ("flat", True), ("greedy", False), ("cheat", False)):
+        settings = BotSettings(algorithm=algorithm, iterations=100)
+        assert hosting.needs_trees("small_islands", 4, settings) is kept
+        assert hosting.observes_only("small_islands", 4, settings) is kept
+    assert not hosting.observes_only("small_islands", 4, BotSettings(algorithm="ismcts", iterations=100, reuse=True))
+    assert not hosting.needs_trees("small_islands", 4, BotSettings(algorithm="pimc", iterations=100, beliefs=False))
+
+
 def test_a_search_with_beliefs_deals_its_worlds_by_them():
     position_, _ = play_greedy(
         3,
