@@ -90,7 +90,8 @@ class SearchConfig:
     evidence about a key that changes (``GameInfo.key_evidence``: Small Islands' Objective for the round) the
     weights come instead from each move as the seat observes it (its likelihood under each key, by the game's model
     of a player aiming at its key), are forgotten when the mover takes a new key, and deal the worlds directly
-    (``GameInfo.weigh_keys``); private roots are not needed there.
+    (``GameInfo.weigh_keys``); private roots are not needed there, and PIMC and flat Monte Carlo deal their worlds
+    by them too (``deals_by_evidence``).
     ``reuse`` (ISMCTS): when the caller passes a ``TreeKeeper`` (the game loop, ``search.play``, keeps one per bot
     seat), the search starts from the subtree of the seat's previous search that the moves since lead to, and keeps
     its trees for the next; without a keeper it has no effect.
