@@ -984,6 +984,11 @@ GAME_INFOS = (
         # expected end of the game counts for less) beat "rafts" at equal time by +209 Elo [130, 313] (SPRT 0/30
         # accepted after 40 pairs: --bot tide=ismcts,time_ms=30,heuristic=tide --bot rafts=ismcts,time_ms=30
         # --lineup tide,rafts --deals 300 --sprt=0,30 --workers 1, 2026-12-02): "tide" is the default since.
+        # "tempo" ("tide" with each seat's place in the round, which takes "tide"'s error by phase from +-0.06 to
+        # +-0.02) lost to it at 3,000 iterations each: -64 Elo [-119, -13], H0 after 49 pairs (--bot
+        # tempo=ismcts,iterations=3000,heuristic=tempo --bot tide=ismcts,iterations=3000 --lineup tempo,tide
+        # --deals 300 --sprt=0,30, 2026-12-03; docs/benchmarks.md, "Survive: the evaluation's error by the point of
+        # the round").
         # Set-up placements by greedy (one ply of "tide" over sampled worlds, on the search's budget) instead of the
         # search beat the search at equal time by +84 Elo [33, 139] (SPRT 0/30 accepted after 61 pairs: --bot
         # sg=ismcts,time_ms=30,setup_algorithm=greedy --bot same=ismcts,time_ms=30 --lineup sg,same --deals 300
