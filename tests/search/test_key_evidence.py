@@ -183,17 +183,6 @@ def test_pimc_and_flat_deal_their_worlds_by_the_beliefs_as_ismcts_does(algorithm
     assert believed.belief["objectives"]["1"].get("O4", 0) > 0.8
 
 
-def test_hosted_pimc_and_flat_seats_keep_their_beliefs_and_greedy_and_cheat_have_none():
-    from server import hosting
-
-    for algorithm, kept in (("ismcts", True), ("pimc", True), ("flat", True), ("greedy", False), ("cheat", False)):
-        settings = BotSettings(algorithm=algorithm, iterations=100)
-        assert hosting.needs_trees("small_islands", 4, settings) is kept
-        assert hosting.observes_only("small_islands", 4, settings) is kept
-    assert not hosting.observes_only("small_islands", 4, BotSettings(algorithm="ismcts", iterations=100, reuse=True))
-    assert not hosting.needs_trees("small_islands", 4, BotSettings(algorithm="pimc", iterations=100, beliefs=False))
-
-
 def test_a_search_with_beliefs_deals_its_worlds_by_them():
     position_, _ = play_greedy(
         3,

@@ -8,7 +8,7 @@ import search
 from search import play
 from search.play import BotSettings, Position
 from server.budget import Limits
-from server.hosting import GameHost, RequestError
+from server.hosting import GameHost, RequestError, needs_trees, observes_only
 from server.store import GameStore
 
 LIMITS = dict(searches=2, streams=4, streams_per_game=2)
@@ -214,3 +214,12 @@ def test_a_restart_rebuilds_beliefs_from_the_moves_by_showing_them_again_without
     assert len(searches) == before  # no search was run to rebuild them
     assert rebuilt.keepers[1].beliefs == learnt and rebuilt.keepers[1].evidence is not None
     continue_game(restarted, created, moves=1)
+
+
+def test_hosted_pimc_and_flat_seats_keep_their_beliefs_and_greedy_and_cheat_have_none():
+    for algorithm, kept in (("ismcts", True), ("pimc", True), ("flat", True), ("greedy", False), ("cheat", False)):
+        settings = BotSettings(algorithm=algorithm, iterations=100)
+        assert needs_trees("small_islands", 4, settings) is kept
+        assert observes_only("small_islands", 4, settings) is kept
+    assert not observes_only("small_islands", 4, BotSettings(algorithm="ismcts", iterations=100, reuse=True))
+    assert not needs_trees("small_islands", 4, BotSettings(algorithm="pimc", iterations=100, beliefs=False))
