@@ -1518,10 +1518,12 @@ cdef double tempo_shape(const Survive* s, int seat) noexcept nogil:
 cdef void s_tempo_heuristic(const void* p, double* out) noexcept nogil:
     """``tempo``: ``tide`` with the turn order seen. ``tide`` scores a position as if no seat moved before the next,
     so it underrates the seat whose three movements come next and overrates the seat that has just made them: over
-    greedy self-play its share of the win is below the outcome by 0.06 (2 players) or 0.03 (4 players) at the start of
-    a seat's Action phase and above it by as much once the phase ends, a swing larger than the differences a search
-    ranks moves by. A tree whose lines end at different points of the round compares such values. ``tempo`` adds
-    ``TEMPO_POINTS`` times ``-tempo_shape`` to each seat's treasure estimate before the softmax (4 points per e)."""
+    greedy self-play (benchmarks/phase_bias.py) its share of the win is below the outcome by 0.063 (2 players) or 0.033
+    (4 players) at the start of a seat's Action phase and above it by 0.040 or 0.049 once they are made, a swing larger
+    than the differences a search ranks moves by. A tree whose lines end at different points of the round compares
+    such values. ``tempo`` adds ``TEMPO_POINTS`` times ``-tempo_shape`` to each seat's treasure estimate before the
+    softmax (4 points per e), which brings those errors within about 0.02. Selectable only: at 3,000 iterations it lost
+    to ``tide`` (-64 Elo, SPRT H0; docs/benchmarks.md, "Survive: the evaluation's error by the point of the round")."""
     tide_estimate(p, out, 4.0, TEMPO_POINTS)
 
 
