@@ -1059,9 +1059,8 @@ GAME_INFOS = (
         # --deals 300 --sprt=0,30), 3,000 beats 1,000 (accepted after 53 pairs, +138 Elo [72, 215]) and 30,000 beats
         # 3,000 (accepted after 39 pairs, +249 Elo [164, 374], 2026-12-02): docs/benchmarks.md, "Strength levels".
         # The ladder starts searching at 1,000. With beliefs (the default since 2026-12-03) 1,000 beat greedy by +295
-        # Elo (H1 after 42 pairs), 3,000 beat 1,000 by +81 [31, 134] (H1 after 105 pairs), and 30,000 led 3,000 by +93
-        # [22, 172] after 50 pairs, SPRT undecided when stopped (--bot L5=level:5 --bot L4=level:4 --lineup L5,L4
-        # --deals 300 --sprt=0,30).
+        # Elo (H1 after 42 pairs), 3,000 beat 1,000 by +81 [31, 134] (H1 after 105 pairs), and 30,000 beat 3,000 by +88
+        # [35, 145] (H1 after 89 pairs: --bot L5=level:5 --bot L4=level:4 --lineup L5,L4 --deals 300 --sprt=0,30).
         bot_levels=(
             {"algorithm": "random"},
             {"algorithm": "greedy"},
