@@ -113,7 +113,7 @@ cdef inline double rng_uniform(Rng* rng) noexcept nogil:
 # ``chance_outcomes`` must hold ``max_actions`` / ``max_chance_outcomes`` entries.
 # ---------------------------------------------------------------------------------------------------------------------
 cdef enum:
-    MAX_OTHER_HEURISTICS = 8   # evaluation functions a game offers beside its default, for the arena to choose from
+    MAX_OTHER_HEURISTICS = 12  # evaluation functions a game offers beside its default, for the arena to choose from
     MAX_OTHER_PLAYOUTS = 3     # playout policies a game offers beside its light one (GameInfo.playout_policies[1:])
 
 

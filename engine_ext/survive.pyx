@@ -890,6 +890,31 @@ def _fill_held(held, int seat, revealed):
     return filled
 
 
+def tide_weights(str name="tide"):
+    """The weights (``TideWeights``: base, raft_steps, eat, sink, capsize, removal, floor, raft_cost, points) of the
+    evaluation ``name``, ``tide`` or ``fitted``, as a dict."""
+    if name not in ("tide", "fitted"):
+        raise ValueError(f"tide_weights: {name!r} is neither 'tide' nor 'fitted'")
+    cdef dict values = tide_weights_of(name == "fitted")
+    return values
+
+
+def tide_shares(SurviveState state, dict weights=None):
+    """``tide``'s win shares for ``state`` (every seat's, summing to 1) with the weights named in ``weights`` in place
+    of its own (``tide_weights()`` names them). For fitting the weights to game outcomes (``benchmarks/fit_tide.py``)."""
+    cdef TideWeights w = tide_weights_of(False)
+    cdef double out[MAX_SEATS]
+    cdef dict values = w
+    if weights:
+        unknown = sorted(set(weights) - set(values))
+        if unknown:
+            raise ValueError(f"unknown tide weights {unknown}; they are {sorted(values)}")
+        values.update(weights)
+        w = values
+    tide_estimate(state.buf, out, &w, 0.0)
+    return [out[k] for k in range(state.num_players())]
+
+
 def belief_summary(worlds, int seat):
     """From sampled worlds: for each other colour's Adventurer on the board (by cell), the distribution of its
     treasure value; for each other seat, how often it holds each Ability type."""
@@ -1026,6 +1051,6 @@ GAME_INFOS = (
             widening=2.0,
             setup_algorithm="greedy",
         ),
-        heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo"),
+        heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted"),
     ),
 )

@@ -347,5 +347,21 @@ cdef inline bint seat_has_meeples_on_board(const Survive* s, int seat) noexcept 
 # Defined in survive_rules.pyx
 # ---------------------------------------------------------------------------------------------------------------------
 cdef const GameVTable* survive_table() noexcept nogil
+
+# The weights of the ``tide`` family of evaluations (``tide_estimate``): each is a number the evaluation was built
+# around, named so that ``benchmarks/fit_tide.py`` can fit them to game outcomes.
+cdef struct TideWeights:
+    double base           # the distance discount per space to a Rescue Island
+    double raft_steps     # a raft passenger's spaces count this many each (discount)
+    double eat            # worth lost by a swimmer a Shark or Sea Serpent can reach
+    double sink           # worth lost by a raft passenger a Sea Serpent can reach
+    double capsize        # worth lost by a raft passenger a Kaiju can reach
+    double removal        # worth lost times the risk that the tile under an Adventurer goes under next
+    double floor          # the share an Adventurer out of its seat's reach keeps (``budgeted``)
+    double raft_cost      # a raft passenger's spaces count this many movements each (``budgeted``)
+    double points         # the softmax's points per e
+
+cdef void tide_estimate(const void* p, double* out, const TideWeights* w, double tempo) noexcept nogil
+cdef TideWeights tide_weights_of(bint fitted) noexcept nogil
 cdef int backs_left(const Survive* s, int land, int back) noexcept nogil
 cdef void settle(Survive* s) noexcept nogil

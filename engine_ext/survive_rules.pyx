@@ -31,7 +31,16 @@ cdef uint8_t VALUES[MEEPLES_PER_COLOUR]
 cdef double DISCOUNT_WALK[NUM_NODES]         # factor 1
 cdef double DISCOUNT_RAFT[NUM_NODES]         # factor 0.6
 cdef double DISCOUNT_SWIM[NUM_NODES]         # factor 2
-cdef double TIDE_FLOOR = 0.25                 # ``tide``: the share an Adventurer out of its seat's reach keeps
+cdef double FITTED_WALK[NUM_NODES]           # ``fitted``'s discount (its ``base``), factor 1
+cdef double FITTED_RAFT[NUM_NODES]           # and its ``raft_steps``
+# ``tide``'s weights, each the number the evaluation was built around (``TideWeights`` in the .pxd names them).
+cdef TideWeights TIDE_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3, sink=0.3, capsize=0.15, removal=0.4,
+                                            floor=0.25, raft_cost=0.6, points=4.0)
+# ``fitted``'s: ``tide``'s with the softmax's points per e fitted to greedy games' winners (``benchmarks/fit_tide.py
+# --players 2 4 --weights points``: 2.19; ``tide``'s 4 makes it underconfident). Fitting every weight as well did not
+# carry from one seat count to the other (docs/benchmarks.md, "Survive: tide's weights fitted to outcomes").
+cdef TideWeights FITTED_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3, sink=0.3, capsize=0.15, removal=0.4,
+                                              floor=0.25, raft_cost=0.6, points=2.2)
 cdef double TEMPO_POINTS = 0.5                # ``tempo``: points a seat's place in the round is worth at most
 
 
@@ -48,6 +57,8 @@ def _fill_tables():
         DISCOUNT_WALK[node] = pow(0.85, RESCUE_DISTANCE[node] * 1.0)
         DISCOUNT_RAFT[node] = pow(0.85, RESCUE_DISTANCE[node] * 0.6)
         DISCOUNT_SWIM[node] = pow(0.85, RESCUE_DISTANCE[node] * 2.0)
+        FITTED_WALK[node] = pow(FITTED_WEIGHTS.base, RESCUE_DISTANCE[node] * 1.0)
+        FITTED_RAFT[node] = pow(FITTED_WEIGHTS.base, RESCUE_DISTANCE[node] * FITTED_WEIGHTS.raft_steps)
     for node in range(NUM_CELLS):
         IS_SLOT[node] = node in board.SLOT_CELLS
     for k, node in enumerate(board.SLOT_CELLS):
@@ -1336,22 +1347,23 @@ cdef double removal_risk(const Survive* s, int c, int removable, int count) noex
     return 1.0 if count <= 2 else 2.0 / count
 
 
-cdef void threatened_worth(const Survive* s, double removal_weight, double raft_steps, double* estimate, double* worths,
+cdef void threatened_worth(const Survive* s, const TideWeights* w, double* estimate, double* worths,
                            bint add_board) noexcept nogil:
     """The treasure estimate of ``s_heuristic`` with danger seen: an Adventurer on the board that a creature could
-    reach in the next Creature phase counts its discounted value times (1 - 0.3 per threat): a swimmer within a
-    Shark's or Serpent's reach, a raft passenger within a Serpent's (lost) or a Kaiju's (half: thrown in the
-    water). The die picks each creature kind a third of the time; the mover then chooses its prey. An Adventurer on a
-    tile loses ``removal_weight`` of its worth times the risk that the tile goes under (``removal_risk``: Rising
-    Waters makes it a swimmer, one space a turn and prey to Sharks and Serpents), and a raft passenger's spaces to a
-    Rescue Island count ``raft_steps`` each (one raft move carries up to three). ``estimate`` gets each seat's rescued
+    reach in the next Creature phase counts its discounted value (``w.base`` per space) times (1 - its threats'
+    weights): a swimmer within a Shark's or Serpent's reach (``w.eat``), a raft passenger within a Serpent's
+    (``w.sink``: lost) or a Kaiju's (``w.capsize``: thrown in the water). The die picks each creature kind a third of
+    the time; the mover then chooses its prey. An Adventurer on a tile loses ``w.removal`` of its worth times the risk
+    that the tile goes under (``removal_risk``: Rising Waters makes it a swimmer, one space a turn and prey to Sharks
+    and Serpents), and a raft passenger's spaces to a Rescue Island count ``w.raft_steps`` each (one raft move carries
+    up to three). ``estimate`` gets each seat's rescued
     treasure (and with ``add_board`` its board Adventurers' worth); ``worths`` each Adventurer's worth (0 off the
     board)."""
     cdef uint8_t threat[NUM_CELLS]
     cdef double danger, worth
     cdef int i, seat, removable = -1, count = 0
     cdef const Meeple* m
-    if removal_weight > 0.0:
+    if w.removal > 0.0:
         removable = thinnest_land(s, &count)
     threat_map(s, threat)
     for seat in range(s.num_players):
@@ -1363,18 +1375,23 @@ cdef void threatened_worth(const Survive* s, double removal_weight, double raft_
         if m.status == ST_RESCUED:
             estimate[seat] += m.value
         elif m.status == ST_BOARD:
-            worth = m.value * discount(m.cell, raft_steps if m.aboard else 1.0)
+            if w.base == 0.85:
+                worth = m.value * discount(m.cell, w.raft_steps if m.aboard else 1.0)
+            elif w.base == FITTED_WEIGHTS.base and w.raft_steps == FITTED_WEIGHTS.raft_steps:
+                worth = m.value * (FITTED_RAFT[m.cell] if m.aboard else FITTED_WALK[m.cell])
+            else:
+                worth = m.value * pow(w.base, RESCUE_DISTANCE[m.cell] * (w.raft_steps if m.aboard else 1.0))
             danger = 0.0
             if m.cell < NUM_CELLS and s.terrain[m.cell] == WATER:
                 if m.aboard:
                     if threat[m.cell] & THREAT_SINKS_RAFT:
-                        danger += 0.3
+                        danger += w.sink
                     if threat[m.cell] & THREAT_CAPSIZES:
-                        danger += 0.15
+                        danger += w.capsize
                 elif threat[m.cell] & THREAT_EATS_SWIMMER:
-                    danger += 0.3
+                    danger += w.eat
             elif m.cell < NUM_CELLS and removable >= 0:
-                danger += removal_weight * removal_risk(s, m.cell, removable, count)
+                danger += w.removal * removal_risk(s, m.cell, removable, count)
             worths[i] = worth * (1.0 - danger)
             if add_board:
                 estimate[seat] += worths[i]
@@ -1386,10 +1403,13 @@ cdef void threatened_estimate(const void* p, double* out, double removal_weight,
     cdef const Survive* s = <const Survive*>p
     cdef double estimate[MAX_SEATS]
     cdef double worths[MAX_MEEPLES]
+    cdef TideWeights w = TIDE_WEIGHTS
     if s.phase == PH_OVER:
         s_returns(p, out)
         return
-    threatened_worth(s, removal_weight, raft_steps, estimate, worths, True)
+    w.removal = removal_weight
+    w.raft_steps = raft_steps
+    threatened_worth(s, &w, estimate, worths, True)
     shares_of(s, estimate, out, points)
 
 
@@ -1416,11 +1436,12 @@ cdef double turns_left(const Survive* s) noexcept nogil:
     return hourglass + later / 2.0
 
 
-cdef void budgeted(const Survive* s, const double* worth, const double* cost, double* estimate) noexcept nogil:
+cdef void budgeted(const Survive* s, const double* worth, const double* cost, double floor,
+                   double* estimate) noexcept nogil:
     """Scale each board Adventurer's ``worth`` by whether its seat has the movements to bring it home before the game
     ends (``tide``): a seat has 3 movements a turn over its share of ``turns_left``, spent on its Adventurers in order
     of treasure per movement (``cost``: spaces to a Rescue Island, a raft passenger's counted 0.6); an Adventurer the
-    budget covers keeps its worth, one it does not keeps ``TIDE_FLOOR`` of it (Dolphins, rafts carrying three and the
+    budget covers keeps its worth, one it does not keeps ``floor`` of it (Dolphins, rafts carrying three and the
     guess of the game's length all make the budget rough), one it covers in part keeps the share between."""
     cdef double total = turns_left(s), own, left, reach
     cdef double key[MAX_MEEPLES]
@@ -1460,13 +1481,13 @@ cdef void budgeted(const Survive* s, const double* worth, const double* cost, do
             elif reach <= 0.0:
                 reach = 0.0
             left -= cost[i]
-            estimate[seat] += worth[i] * (TIDE_FLOOR + (1.0 - TIDE_FLOOR) * reach)
+            estimate[seat] += worth[i] * (floor + (1.0 - floor) * reach)
 
 
-cdef void tide_estimate(const void* p, double* out, double points, double tempo=0.0) noexcept nogil:
+cdef void tide_estimate(const void* p, double* out, const TideWeights* w, double tempo) noexcept nogil:
     """``rafts`` with the clock seen: an Adventurer its seat lacks the movements to rescue before the expected end of
-    the game counts for less (``budgeted``); win shares by a softmax at ``points`` points per e. With ``tempo`` each
-    seat's estimate also moves by ``tempo`` points against its place in the round (``tempo_shape``)."""
+    the game counts for less (``budgeted``); win shares by a softmax at ``w.points`` points per e. With ``tempo``
+    each seat's estimate also moves by ``tempo`` points against its place in the round (``tempo_shape``)."""
     cdef const Survive* s = <const Survive*>p
     cdef double estimate[MAX_SEATS]
     cdef double worth[MAX_MEEPLES]
@@ -1476,24 +1497,34 @@ cdef void tide_estimate(const void* p, double* out, double points, double tempo=
     if s.phase == PH_OVER:
         s_returns(p, out)
         return
-    threatened_worth(s, 0.4, 0.6, estimate, worth, False)
+    threatened_worth(s, w, estimate, worth, False)
     for i in range(s.num_colours * MEEPLES_PER_COLOUR):
         m = &s.meeple[i]
         cost[i] = 0.0
         if m.status == ST_BOARD:
-            cost[i] = RESCUE_DISTANCE[m.cell] * (0.6 if m.aboard else 1.0)
+            cost[i] = RESCUE_DISTANCE[m.cell] * (w.raft_cost if m.aboard else 1.0)
             if cost[i] < 0.6:
                 cost[i] = 0.6
-    budgeted(s, worth, cost, estimate)
+    budgeted(s, worth, cost, w.floor, estimate)
     if tempo != 0.0:
         for i in range(s.num_players):
             estimate[i] -= tempo * tempo_shape(s, i)
-    shares_of(s, estimate, out, points)
+    shares_of(s, estimate, out, w.points)
 
 
 cdef void s_tide_heuristic(const void* p, double* out) noexcept nogil:
-    """``tide`` (Survive's default): ``tide_estimate`` at 4 points per e."""
-    tide_estimate(p, out, 4.0)
+    """``tide`` (Survive's default): ``tide_estimate`` with ``TIDE_WEIGHTS``."""
+    tide_estimate(p, out, &TIDE_WEIGHTS, 0.0)
+
+
+cdef void s_fitted_heuristic(const void* p, double* out) noexcept nogil:
+    """``fitted``: ``tide`` with ``FITTED_WEIGHTS`` (its points per e fitted to greedy games' outcomes)."""
+    tide_estimate(p, out, &FITTED_WEIGHTS, 0.0)
+
+
+cdef TideWeights tide_weights_of(bint fitted) noexcept nogil:
+    """``tide``'s weights, or with ``fitted`` ``fitted``'s (a copy)."""
+    return FITTED_WEIGHTS if fitted else TIDE_WEIGHTS
 
 
 cdef double tempo_shape(const Survive* s, int seat) noexcept nogil:
@@ -1524,13 +1555,15 @@ cdef void s_tempo_heuristic(const void* p, double* out) noexcept nogil:
     such values. ``tempo`` adds ``TEMPO_POINTS`` times ``-tempo_shape`` to each seat's treasure estimate before the
     softmax (4 points per e), which brings those errors within about 0.02. Selectable only: at 3,000 iterations it lost
     to ``tide`` (-64 Elo, SPRT H0; docs/benchmarks.md, "Survive: the evaluation's error by the point of the round")."""
-    tide_estimate(p, out, 4.0, TEMPO_POINTS)
+    tide_estimate(p, out, &TIDE_WEIGHTS, TEMPO_POINTS)
 
 
 cdef void s_calm_heuristic(const void* p, double* out) noexcept nogil:
     """``calm``: ``tide`` with win shares from a softmax at 8 points per e instead of 4, so that a seat well ahead
     or behind still sees its moves' differences in its share."""
-    tide_estimate(p, out, 8.0)
+    cdef TideWeights w = TIDE_WEIGHTS
+    w.points = 8.0
+    tide_estimate(p, out, &w, 0.0)
 
 
 cdef void s_danger_heuristic(const void* p, double* out) noexcept nogil:
@@ -1709,6 +1742,7 @@ SURVIVE_TABLE.other_heuristics[4] = s_swim_heuristic
 SURVIVE_TABLE.other_heuristics[5] = s_tide_heuristic
 SURVIVE_TABLE.other_heuristics[6] = s_calm_heuristic
 SURVIVE_TABLE.other_heuristics[7] = s_tempo_heuristic
+SURVIVE_TABLE.other_heuristics[8] = s_fitted_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
 SURVIVE_TABLE.redundant = s_redundant
 SURVIVE_TABLE.private_key = s_private_key

@@ -46,7 +46,7 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
         for players in range(info.min_players, info.max_players + 1):  # every seat count's defaults resolve
             resolved = search.SearchConfig().resolved(info, players)
             assert resolved.heuristic is None or resolved.heuristic in info.heuristics
-    survive = ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo")
+    survive = ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted")
     assert engine_ext.game_info("survive").heuristics == survive
     assert engine_ext.game_info("kuhn_poker").heuristics == ()
 
@@ -355,3 +355,46 @@ def test_tempo_is_tide_in_set_up_and_sums_to_one_with_four_seats():
     plain = scored(four, "tide")
     lift = [logit(a) - logit(b) for a, b in zip(shares, plain, strict=True)]
     assert lift[2] > lift[3] > lift[0] > lift[1]
+
+
+def test_tide_shares_with_tides_own_weights_is_tide_and_with_eight_points_calm():
+    from engine_ext import survive
+
+    state = race({"shark": ["(2,-5)"]})
+    assert survive.tide_shares(state) == pytest.approx(scored(state, "tide"))
+    assert survive.tide_shares(state, survive.tide_weights()) == pytest.approx(scored(state, "tide"))
+    assert survive.tide_shares(state, {"points": 8.0}) == pytest.approx(scored(state, "calm"))
+    assert survive.tide_shares(state, survive.tide_weights("fitted")) == pytest.approx(scored(state, "fitted"))
+    with pytest.raises(ValueError, match="unknown tide weights"):
+        survive.tide_shares(state, {"pointz": 8.0})
+    with pytest.raises(ValueError, match="neither"):
+        survive.tide_weights("rafts")
+
+
+def test_each_tide_weight_moves_the_shares_the_way_it_says():
+    from engine_ext import survive
+
+    def red(state, **weights):
+        return survive.tide_shares(state, weights)[0]
+
+    # Red's 5 swims two water spaces from a Shark: the weight of that threat takes red's share down.
+    hunted = race({"shark": ["(2,-5)"]})
+    assert red(hunted, eat=0.6) < red(hunted) < red(hunted, eat=0.0)
+    # Green's 5 stands on the last beach tile (it may go under next): red leads, and a steeper distance discount
+    # shrinks both fives alike (equal distances), so the lead in points and red's share shrink with them.
+    calm = race({})
+    assert 0.5 < red(calm, base=0.7) < red(calm) < red(calm, base=0.95)
+    assert red(calm, removal=0.0) == pytest.approx(0.5)
+    # The same 5 on a raft: the Serpent beside it sinks it, the Kaiju capsizes it.
+    aboard = position(
+        adventurers={"red": [(SWIMMER, 5, True)], "green": [("(-2,3)", 5)]},
+        tiles={"(-2,3)": "b"},
+        rafts=(SWIMMER,),
+        creatures={"serpent": ["(3,-3)"]},
+    )
+    assert red(aboard, sink=0.6) < red(aboard) < red(aboard, sink=0.0)
+    assert red(aboard, capsize=0.6) == pytest.approx(red(aboard))  # no Kaiju in reach
+    # Fewer points per e: the leader's share grows (red still leads: green's 5 may go under with its tile).
+    assert 0.5 < red(hunted) < red(hunted, points=2.0)
+    # ``fitted`` is ``tide`` with fewer points per e, its other weights ``tide``'s.
+    assert survive.tide_weights("fitted") == survive.tide_weights() | {"points": 2.2}
