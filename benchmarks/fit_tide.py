@@ -56,8 +56,12 @@ def play(players: int, seed: int) -> dict:
     returns = state.returns()
     best = max(returns)
     winners = sum(r == best for r in returns)
-    return {"players": players, "seed": seed, "positions": positions,
-            "outcome": [1.0 / winners if r == best else 0.0 for r in returns]}
+    return {
+        "players": players,
+        "seed": seed,
+        "positions": positions,
+        "outcome": [1.0 / winners if r == best else 0.0 for r in returns],
+    }
 
 
 def games(players: int, count: int, seed: int, cache: str | None) -> list[dict]:
@@ -131,12 +135,19 @@ def main() -> None:
         for index, game in enumerate(games(players, args.games, args.seed, args.cache)):
             side = train if index % 2 == 0 else test
             side.setdefault(players, []).extend(
-                (engine_ext.from_json(text), game["outcome"]) for text in game["positions"])
+                (engine_ext.from_json(text), game["outcome"]) for text in game["positions"]
+            )
     start = survive.tide_weights()
     pooled = [sample for rows in train.values() for sample in rows]
     fitted = fit(pooled, start, args.rounds, args.weights)
-    report = {"games_per_seat_count": args.games, "seed": args.seed, "weights_fitted": args.weights, "tide": start,
-              "fitted": {k: round(v, 4) for k, v in fitted.items()}, "loss": {}}
+    report = {
+        "games_per_seat_count": args.games,
+        "seed": args.seed,
+        "weights_fitted": args.weights,
+        "tide": start,
+        "fitted": {k: round(v, 4) for k, v in fitted.items()},
+        "loss": {},
+    }
     for players in args.players:
         report["loss"][players] = {
             "positions": {"train": len(train[players]), "test": len(test[players])},
