@@ -901,7 +901,8 @@ def tide_weights(str name="tide"):
 
 def tide_shares(SurviveState state, dict weights=None):
     """``tide``'s win shares for ``state`` (every seat's, summing to 1) with the weights named in ``weights`` in place
-    of its own (``tide_weights()`` names them). For fitting the weights to game outcomes (``benchmarks/fit_tide.py``)."""
+    of its own (``tide_weights()`` names them). For fitting the weights to game outcomes
+    (``benchmarks/fit_tide.py``)."""
     cdef TideWeights w = tide_weights_of(False)
     cdef double out[MAX_SEATS]
     cdef dict values = w
