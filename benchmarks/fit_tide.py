@@ -2,7 +2,7 @@
 win shares predict who wins best).
 
 Usage: python benchmarks/fit_tide.py [--players 2 4] [--games 100] [--seed 5] [--cache runs/tide_positions.jsonl]
-    [--rounds 6] [--weights points]
+    [--rounds 6] [--weights points] [--given '{"points": 2.2}']
 
 Games: greedy bots (the game's default greedy) play ``--games`` games per seat count from seeds drawn from
 ``--seed``, chance at random; every decision after set-up is a position, and each seat's outcome is its win share
@@ -11,7 +11,8 @@ second fit reads them instead of playing again. Even-numbered games train, odd-n
 mean cross-entropy of the evaluation's shares against the outcomes (lower is better; an evaluation that knows nothing
 scores log(seats)). The fit is a pattern search over ``TideWeights`` (``survive.tide_shares``; ``--weights``: only
 these, the others stay ``tide``'s): each weight in turn is moved up and down by its step and kept where the training
-loss falls; the steps halve after each round.
+loss falls; the steps halve after each round. ``--given``: no fit, the losses of these weights (``tide``'s for the
+others) instead.
 Prints one JSON object: the fitted weights, and the training and test loss of ``tide`` and of the fit per seat count.
 """
 
@@ -126,6 +127,7 @@ def main() -> None:
     parser.add_argument("--cache", default=None)
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--weights", nargs="+", default=list(STEPS), choices=list(STEPS))
+    parser.add_argument("--given", type=json.loads, default=None)
     args = parser.parse_args()
     info = engine_ext.game_info("survive")
     for players in args.players:
@@ -139,7 +141,7 @@ def main() -> None:
             )
     start = survive.tide_weights()
     pooled = [sample for rows in train.values() for sample in rows]
-    fitted = fit(pooled, start, args.rounds, args.weights)
+    fitted = start | args.given if args.given is not None else fit(pooled, start, args.rounds, args.weights)
     report = {
         "games_per_seat_count": args.games,
         "seed": args.seed,
