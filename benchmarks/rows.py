@@ -14,7 +14,8 @@ every file into one Plackett-Luce fit (the field bot, which plays in every row, 
 share against `--against` by iterations, one line per algorithm, as `atoll bench strength --plot` does for one run.
 
 Configurations are identified by name across files: a name given different settings in two files is an error (rename
-one run's configuration). Prints one JSON object.
+one run's configuration), and so is one whose settings read the same but resolved differently (the game's defaults
+changed between the runs: the games record what each name resolved to). Prints one JSON object.
 """
 
 import argparse
@@ -42,11 +43,18 @@ def load(paths: list[str]) -> list[dict]:
                     f"are {results[0]['game']} with {results[0]['players']}"
                 )
             for name, config in result["configs"].items():
-                seen = configs.setdefault(name, (config, f"{path}:{number}"))
+                resolved = result.get("resolved", {}).get(name)
+                seen = configs.setdefault(name, (config, f"{path}:{number}", resolved))
                 if seen[0] != config:
                     raise ValueError(
                         f"configuration {name!r} is {seen[0]} at {seen[1]} and {config} at {path}:{number}; "
                         "rename one of them"
+                    )
+                if None not in (seen[2], resolved) and seen[2] != resolved:
+                    changed = sorted(k for k in set(seen[2]) | set(resolved) if seen[2].get(k) != resolved.get(k))
+                    raise ValueError(
+                        f"configuration {name!r} resolved differently at {seen[1]} and at {path}:{number} "
+                        f"(the game's defaults changed: {changed}); rename one of them"
                     )
             results.append(result)
     if not results:

@@ -367,7 +367,7 @@ def _load_benchmark(name: str):
     return module
 
 
-def _row_file(tmp_path: Path, name: str, config: dict, wins_per_group: list[int]) -> str:
+def _row_file(tmp_path: Path, name: str, config: dict, wins_per_group: list[int], resolved: dict | None = None) -> str:
     # One row bot against a field "f" on 4 seats, deal by deal; in deal d it wins wins_per_group[d] of its 4 rotations
     # (the field wins the others).
     games = []
@@ -380,6 +380,8 @@ def _row_file(tmp_path: Path, name: str, config: dict, wins_per_group: list[int]
             games.append({"game": "islet", "players": 4, "options": {}, "match": f"{name},f,f,f", "deal": deal,
                           "seed": deal, "seats": seats, "configs": {name: config, "f": {"algorithm": "greedy"}},
                           "returns": returns, "scores": [3 * r for r in returns], "seconds": 1.5})  # fmt: skip
+            if resolved is not None:
+                games[-1]["resolved"] = {name: resolved, "f": {"algorithm": "greedy"}}
     file = tmp_path / f"{name}.jsonl"
     file.write_text("".join(json.dumps(g) + "\n" for g in games))
     return str(file)
@@ -412,3 +414,15 @@ def test_rows_refuse_one_name_with_two_settings(tmp_path):
     second = _row_file(tmp_path / "b", "x", {"iterations": 3000}, [1, 2]) if (tmp_path / "b").mkdir() is None else None
     with pytest.raises(ValueError, match="'x'.*rename"):
         rows.rows([first, second])
+
+
+def test_rows_refuse_one_name_whose_defaults_changed_between_runs(tmp_path):
+    rows = _load_benchmark("rows")
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    old = {"iterations": 3000, "playout_depth": -1}
+    first = _row_file(tmp_path / "a", "x", {"iterations": 3000}, [1, 2], resolved=old)
+    second = _row_file(tmp_path / "b", "x", {"iterations": 3000}, [1, 2], resolved=old | {"playout_depth": 80})
+    with pytest.raises(ValueError, match=r"'x' resolved differently.*\['playout_depth'\]\); rename"):
+        rows.rows([first, second])
+    same = _row_file(tmp_path / "b", "x", {"iterations": 3000}, [2, 3], resolved=old)
+    assert rows.rows([first, same])[0]["games"] == 16  # resolved alike: read together
