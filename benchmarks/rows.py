@@ -2,6 +2,7 @@
 deal, OpenSkill ratings pooled over every row, and the strength-vs-budget plot.
 
 Usage: python benchmarks/rows.py RUN.jsonl [RUN.jsonl ...] [--reference RUN.jsonl] [--plot PNG --against NAME]
+    [--rename RUN.jsonl NAME NEW_NAME ...]
 
 A multi-player standing table is built one row per run (one bot in one seat against copies of a field bot, e.g.
 `atoll bench strength --players 4 --bot ismcts300=ismcts,iterations=300 --bot greedy=greedy --lineup
@@ -15,7 +16,8 @@ share against `--against` by iterations, one line per algorithm, as `atoll bench
 
 Configurations are identified by name across files: a name given different settings in two files is an error (rename
 one run's configuration), and so is one whose settings read the same but resolved differently (the game's defaults
-changed between the runs: the games record what each name resolved to). Prints one JSON object.
+changed between the runs: the games record what each name resolved to); ``--rename FILE NAME NEW`` reads one file's
+configuration under another name (e.g. a row run before and after a change of defaults). Prints one JSON object.
 """
 
 import argparse
@@ -26,15 +28,29 @@ from search import arena, stats
 from search.play import BotSettings
 
 
-def load(paths: list[str]) -> list[dict]:
-    """Every finished game of the files (a truncated last line, an interrupted write, is dropped); one game and player
-    count, and one setting per configuration name, across all of them."""
+def renamed(result: dict, names: dict[str, str]) -> dict:
+    """``result`` with its configurations renamed by ``names`` (old: new) wherever a game names them."""
+    if not names:
+        return result
+    result = dict(result)
+    result["configs"] = {names.get(k, k): v for k, v in result["configs"].items()}
+    if "resolved" in result:
+        result["resolved"] = {names.get(k, k): v for k, v in result["resolved"].items()}
+    result["seats"] = [names.get(k, k) for k in result["seats"]]
+    result["match"] = ",".join(names.get(k, k) for k in result["match"].split(","))
+    return result
+
+
+def load(paths: list[str], renames: dict[str, dict[str, str]] | None = None) -> list[dict]:
+    """Every finished game of the files (a truncated last line, an interrupted write, is dropped), each file's
+    configurations renamed by ``renames[path]``; one game and player count, and one setting per configuration name,
+    across all of them."""
     results: list[dict] = []
     configs: dict[str, tuple[dict, str]] = {}
     for path in paths:
         for number, line in enumerate(Path(path).read_text().splitlines(), 1):
             try:
-                result = json.loads(line)
+                result = renamed(json.loads(line), (renames or {}).get(path, {}))
             except json.JSONDecodeError:
                 continue
             if results and (result["game"], result["players"]) != (results[0]["game"], results[0]["players"]):
@@ -67,8 +83,10 @@ def challenger_shares(lineup: list[str], games: list[dict]) -> dict[int, float]:
     return {deal: arena.pair_score(lineup[0], group) for deal, group in arena.complete_groups(lineup, games).items()}
 
 
-def rows(paths: list[str], reference: str | None = None) -> tuple[dict, arena.Tournament]:
-    results = load(list(dict.fromkeys(paths + ([reference] if reference else []))))
+def rows(
+    paths: list[str], reference: str | None = None, renames: dict[str, dict[str, str]] | None = None
+) -> tuple[dict, arena.Tournament]:
+    results = load(list(dict.fromkeys(paths + ([reference] if reference else []))), renames)
     matches: dict[str, list[dict]] = {}
     for result in results:
         matches.setdefault(result["match"], []).append(result)
@@ -114,11 +132,18 @@ def main() -> None:
     parser.add_argument("--reference", help="the row the others are paired with by deal")
     parser.add_argument("--plot", help="PNG: win share against --against by iterations, one line per algorithm")
     parser.add_argument("--against", help="the field bot the plot measures against (required with --plot)")
+    parser.add_argument(
+        "--rename", nargs=3, action="append", default=[], metavar=("FILE", "NAME", "NEW"),
+        help="read FILE's configuration NAME as NEW",
+    )  # fmt: skip
     args = parser.parse_args()
+    renames: dict[str, dict[str, str]] = {}
+    for path, name, new in args.rename:
+        renames.setdefault(path, {})[name] = new
     if args.plot and not args.against:
         parser.error("--plot needs --against NAME (the field bot)")
     try:
-        summary, tournament = rows(args.paths, args.reference)
+        summary, tournament = rows(args.paths, args.reference, renames)
     except (OSError, ValueError, KeyError) as err:
         parser.exit(2, f"rows.py: {err}\n")
     if args.plot:

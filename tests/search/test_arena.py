@@ -424,5 +424,8 @@ def test_rows_refuse_one_name_whose_defaults_changed_between_runs(tmp_path):
     second = _row_file(tmp_path / "b", "x", {"iterations": 3000}, [1, 2], resolved=old | {"playout_depth": 80})
     with pytest.raises(ValueError, match=r"'x' resolved differently.*\['playout_depth'\]\); rename"):
         rows.rows([first, second])
+    summary = rows.rows([first, second], reference=first, renames={second: {"x": "x80"}})[0]  # one read as another
+    assert summary["matches"]["x80,f,f,f"]["against_reference"]["difference"] == [0.0, 0.0, 0.0]
+    assert summary["matches"]["x,f,f,f"]["deal_groups"] == 2
     same = _row_file(tmp_path / "b", "x", {"iterations": 3000}, [2, 3], resolved=old)
     assert rows.rows([first, same])[0]["games"] == 16  # resolved alike: read together
