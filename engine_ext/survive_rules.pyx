@@ -31,8 +31,6 @@ cdef uint8_t VALUES[MEEPLES_PER_COLOUR]
 cdef double DISCOUNT_WALK[NUM_NODES]         # factor 1
 cdef double DISCOUNT_RAFT[NUM_NODES]         # factor 0.6
 cdef double DISCOUNT_SWIM[NUM_NODES]         # factor 2
-cdef double FITTED_WALK[NUM_NODES]           # ``fitted``'s discount (its ``base``), factor 1
-cdef double FITTED_RAFT[NUM_NODES]           # and its ``raft_steps``
 # ``tide``'s weights, each the number the evaluation was built around (``TideWeights`` in the .pxd names them).
 cdef TideWeights TIDE_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3, sink=0.3, capsize=0.15, removal=0.4,
                                             floor=0.25, raft_cost=0.6, points=4.0)
@@ -57,8 +55,6 @@ def _fill_tables():
         DISCOUNT_WALK[node] = pow(0.85, RESCUE_DISTANCE[node] * 1.0)
         DISCOUNT_RAFT[node] = pow(0.85, RESCUE_DISTANCE[node] * 0.6)
         DISCOUNT_SWIM[node] = pow(0.85, RESCUE_DISTANCE[node] * 2.0)
-        FITTED_WALK[node] = pow(FITTED_WEIGHTS.base, RESCUE_DISTANCE[node] * 1.0)
-        FITTED_RAFT[node] = pow(FITTED_WEIGHTS.base, RESCUE_DISTANCE[node] * FITTED_WEIGHTS.raft_steps)
     for node in range(NUM_CELLS):
         IS_SLOT[node] = node in board.SLOT_CELLS
     for k, node in enumerate(board.SLOT_CELLS):
@@ -1356,9 +1352,8 @@ cdef void threatened_worth(const Survive* s, const TideWeights* w, double* estim
     the time; the mover then chooses its prey. An Adventurer on a tile loses ``w.removal`` of its worth times the risk
     that the tile goes under (``removal_risk``: Rising Waters makes it a swimmer, one space a turn and prey to Sharks
     and Serpents), and a raft passenger's spaces to a Rescue Island count ``w.raft_steps`` each (one raft move carries
-    up to three). ``estimate`` gets each seat's rescued
-    treasure (and with ``add_board`` its board Adventurers' worth); ``worths`` each Adventurer's worth (0 off the
-    board)."""
+    up to three). ``estimate`` gets each seat's rescued treasure (and with ``add_board`` its board Adventurers' worth);
+    ``worths`` each Adventurer's worth (0 off the board)."""
     cdef uint8_t threat[NUM_CELLS]
     cdef double danger, worth
     cdef int i, seat, removable = -1, count = 0
@@ -1375,11 +1370,9 @@ cdef void threatened_worth(const Survive* s, const TideWeights* w, double* estim
         if m.status == ST_RESCUED:
             estimate[seat] += m.value
         elif m.status == ST_BOARD:
-            if w.base == 0.85:
+            if w.base == 0.85:                      # every named evaluation's: the tables
                 worth = m.value * discount(m.cell, w.raft_steps if m.aboard else 1.0)
-            elif w.base == FITTED_WEIGHTS.base and w.raft_steps == FITTED_WEIGHTS.raft_steps:
-                worth = m.value * (FITTED_RAFT[m.cell] if m.aboard else FITTED_WALK[m.cell])
-            else:
+            else:                                   # a weight being fitted (``survive.tide_shares``)
                 worth = m.value * pow(w.base, RESCUE_DISTANCE[m.cell] * (w.raft_steps if m.aboard else 1.0))
             danger = 0.0
             if m.cell < NUM_CELLS and s.terrain[m.cell] == WATER:
