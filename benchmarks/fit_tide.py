@@ -129,6 +129,9 @@ def main() -> None:
     parser.add_argument("--weights", nargs="+", default=list(STEPS), choices=list(STEPS))
     parser.add_argument("--given", type=json.loads, default=None)
     args = parser.parse_args()
+    start = survive.tide_weights()
+    if args.given is not None and (not isinstance(args.given, dict) or set(args.given) - set(start)):
+        parser.error(f"--given: a JSON object of tide's weights, some of {sorted(start)}")
     info = engine_ext.game_info("survive")
     for players in args.players:
         info.check_players(players)
@@ -139,7 +142,6 @@ def main() -> None:
             side.setdefault(players, []).extend(
                 (engine_ext.from_json(text), game["outcome"]) for text in game["positions"]
             )
-    start = survive.tide_weights()
     pooled = [sample for rows in train.values() for sample in rows]
     fitted = start | args.given if args.given is not None else fit(pooled, start, args.rounds, args.weights)
     report = {

@@ -86,7 +86,11 @@ def challenger_shares(lineup: list[str], games: list[dict]) -> dict[int, float]:
 def rows(
     paths: list[str], reference: str | None = None, renames: dict[str, dict[str, str]] | None = None
 ) -> tuple[dict, arena.Tournament]:
-    results = load(list(dict.fromkeys(paths + ([reference] if reference else []))), renames)
+    files = list(dict.fromkeys(paths + ([reference] if reference else [])))
+    stray = sorted(set(renames or {}) - set(files))
+    if stray:
+        raise ValueError(f"--rename names files that are not read: {stray}")
+    results = load(files, renames)
     matches: dict[str, list[dict]] = {}
     for result in results:
         matches.setdefault(result["match"], []).append(result)

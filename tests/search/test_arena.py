@@ -427,5 +427,7 @@ def test_rows_refuse_one_name_whose_defaults_changed_between_runs(tmp_path):
     summary = rows.rows([first, second], reference=first, renames={second: {"x": "x80"}})[0]  # one read as another
     assert summary["matches"]["x80,f,f,f"]["against_reference"]["difference"] == [0.0, 0.0, 0.0]
     assert summary["matches"]["x,f,f,f"]["deal_groups"] == 2
+    with pytest.raises(ValueError, match="not read"):
+        rows.rows([first], renames={second: {"x": "x80"}})
     same = _row_file(tmp_path / "b", "x", {"iterations": 3000}, [2, 3], resolved=old)
     assert rows.rows([first, same])[0]["games"] == 16  # resolved alike: read together
