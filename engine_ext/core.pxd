@@ -160,6 +160,9 @@ cdef struct GameVTable:
     private_key_fn private_key
     # optional alternatives to ``playout_action`` (GameInfo.playout_policies[1:]), NULL-padded
     playout_fn other_playout_actions[MAX_OTHER_PLAYOUTS]
+    # optional (NULL: the seat to move): the seat whose turn it is, also while chance or another seat's reaction is
+    # resolved within it (``SearchConfig.playout_to``)
+    int_of_state_fn turn_owner
 
 
 cdef inline void clone_into(const GameVTable* vt, void* dst, const void* src) noexcept nogil:

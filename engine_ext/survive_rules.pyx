@@ -1063,6 +1063,11 @@ cdef int s_current_player(const void* p) noexcept nogil:
     return (<const Survive*>p).to_move
 
 
+cdef int s_turn_owner(const void* p) noexcept nogil:
+    """The active seat: a Repellent reaction or a die roll is part of its turn."""
+    return (<const Survive*>p).active
+
+
 cdef void s_scores(const void* p, int32_t* out) noexcept nogil:
     """Score = the sum of the rescued treasure values (both colours of a 2-player seat)."""
     cdef const Survive* s = <const Survive*>p
@@ -1741,6 +1746,7 @@ SURVIVE_TABLE.other_heuristics[8] = s_fitted_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
 SURVIVE_TABLE.redundant = s_redundant
 SURVIVE_TABLE.private_key = s_private_key
+SURVIVE_TABLE.turn_owner = s_turn_owner
 
 
 cdef const GameVTable* survive_table() noexcept nogil:

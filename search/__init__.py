@@ -100,6 +100,12 @@ class SearchConfig:
     evaluation one ply on over sampled worlds, never fewer than its own ``GREEDY_SAMPLES``); ``"same"``: the search
     itself.
     ``playout_depth``: playout steps before the game's heuristic scores the position (-1: to the end).
+    ``playout_to`` (tree searches): where a playout's ``playout_depth`` steps start counting. ``"steps"``: at the
+    leaf. ``"turn"``: at the end of the turn the iteration's last tree move was made in (the game's
+    ``GameVTable.turn_owner``; without one a turn is a run of one seat's moves). ``"own_turn"``: at the start of the
+    searching seat's next turn. Until then each seat moves by the heuristic's best one ply on among
+    ``playout_candidates`` legal moves drawn at random (default: ``candidates``; 1: the playout policy), so every
+    leaf is scored at the same point of the round and after the replies it would meet.
     ``light_playouts``: playouts use the game's light policy where it has one (else uniform); ``playout_policy``
     names another of the game's policies (``GameInfo.playout_policies``) to use instead. ``baseline``: tree values are
     learnt relative to the heuristic value of the root in each sampled world (a control variate; games with a
@@ -128,6 +134,8 @@ class SearchConfig:
     reuse: bool | None = None
     setup_algorithm: str | None = None
     playout_depth: int | None = None
+    playout_to: str | None = None
+    playout_candidates: int | None = None
     light_playouts: bool | None = None
     playout_policy: str | None = None
     baseline: bool | None = None
@@ -159,6 +167,10 @@ class SearchConfig:
         if iterations is None and self.time_ms is None and self.algorithm != "greedy":
             iterations = DEFAULT_ITERATIONS
         heuristic, depth = defaults.heuristic, defaults.playout_depth
+        candidates = defaults.candidates if self.candidates is None else self.candidates
+        playout_candidates = self.playout_candidates
+        if playout_candidates is None:
+            playout_candidates = candidates if defaults.playout_candidates is None else defaults.playout_candidates
         if self.algorithm == "greedy":
             heuristic = defaults.greedy_heuristic or heuristic
             depth = depth if defaults.greedy_playout_depth is None else defaults.greedy_playout_depth
@@ -167,7 +179,7 @@ class SearchConfig:
             iterations=iterations,
             exploration=defaults.exploration if self.exploration is None else self.exploration,
             heuristic=heuristic if self.heuristic is None else self.heuristic,
-            candidates=defaults.candidates if self.candidates is None else self.candidates,
+            candidates=candidates,
             widening=defaults.widening if self.widening is None else self.widening,
             minimax=defaults.minimax if self.minimax is None else self.minimax,
             final_lcb=defaults.final_lcb if self.final_lcb is None else self.final_lcb,
@@ -182,6 +194,8 @@ class SearchConfig:
                 defaults.scaled_exploration if self.scaled_exploration is None else self.scaled_exploration
             ),
             playout_depth=depth if self.playout_depth is None else self.playout_depth,
+            playout_to=defaults.playout_to if self.playout_to is None else self.playout_to,
+            playout_candidates=playout_candidates,
             light_playouts=defaults.light_playouts if self.light_playouts is None else self.light_playouts,
             playout_policy=defaults.playout_policy if self.playout_policy is None else self.playout_policy,
             baseline=defaults.baseline if self.baseline is None else self.baseline,
@@ -455,6 +469,10 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
         mcts.playout_index(state, config.playout_policy)  # the same for playout policies
     if config.candidates is not None and config.candidates < 1:
         raise ValueError(f"candidates: expected at least 1, got {config.candidates}")
+    if config.playout_to is not None and config.playout_to not in mcts.PLAYOUT_TO:
+        raise ValueError(f"playout_to: expected one of {', '.join(mcts.PLAYOUT_TO)}, got {config.playout_to!r}")
+    if config.playout_candidates is not None and config.playout_candidates < 1:
+        raise ValueError(f"playout_candidates: expected at least 1, got {config.playout_candidates}")
     if config.widening is not None and config.widening < 0:
         raise ValueError(f"widening: expected 0 (off) or a positive factor, got {config.widening}")
     if config.minimax is not None and not 0 <= config.minimax <= 1:

@@ -11,11 +11,16 @@ cdef enum:
     NO_NODE = -1
     MAX_PATH = 4096             # deepest path kept per tree; deeper descents stop growing that tree
     CHECK_EVERY = 64            # iterations between checks of the deadline and the cancel flag
+    MAX_TURN_STEPS = 1000       # ``playout_to``: most steps played on from a leaf (a guard, never reached in play)
 
     ALG_ISMCTS = 0
     ALG_PIMC = 1
     ALG_FLAT = 2
     ALG_CHEAT = 3
+
+    TO_STEPS = 0                # playouts: ``playout_depth`` steps (``SearchConfig.playout_to``)
+    TO_TURN = 1                 # then on to the end of the turn the leaf is in
+    TO_OWN_TURN = 2             # then on to the start of the searching seat's next turn
 
 
 cdef struct Node:
@@ -66,6 +71,8 @@ cdef struct Params:
     double exploration      # UCB constant: for rewards in [0, 1], or (scaled) in units of the node's reward spread
     bint scaled             # exploration times the standard deviation of the acting seat's rewards at the node
     int playout_depth       # steps before the heuristic scores a playout; < 0: play to the end
+    int playout_to          # TO_*: where a tree search's playout may first stop (then ``playout_depth`` more steps)
+    int playout_candidates  # TO_TURN / TO_OWN_TURN: each move there is the heuristic's best of this many (1: the policy)
     returns_fn heuristic    # the game's evaluation the configuration names (NULL: the game has none)
     int candidates          # a new child is the best of this many untried moves by the heuristic one ply on (1: random)
     double widening         # > 0: a node visited v times has at most ceil(widening * sqrt(v)) children
@@ -131,3 +138,4 @@ cdef struct Walk:
     double* baseline        # per seat: the root's heuristic value in this world (0.5 without a control variate)
     double win              # the searching seat's win share of the playout
     Halving* halving        # NULL: the root selects by UCB like every node
+    int leaf_turn           # the turn owner where the iteration's last tree move was made (``playout_to``)

@@ -60,6 +60,7 @@ from engine_ext.core cimport (
 )
 
 ALGORITHMS = {"ismcts": ALG_ISMCTS, "pimc": ALG_PIMC, "flat": ALG_FLAT, "cheat": ALG_CHEAT}
+PLAYOUT_TO = {"steps": TO_STEPS, "turn": TO_TURN, "own_turn": TO_OWN_TURN}  # SearchConfig.playout_to
 NODE_BYTES = 80
 MAX_KEPT_NODES = 8_000_000   # a reused tree and the new growth together stay below this many nodes
 
@@ -428,10 +429,13 @@ cdef double exploration_at(const Params* prm, const Arena* arena, int32_t node) 
     return prm.exploration * sqrt(variance)
 
 
-cdef int32_t pick_untried(const GameVTable* vt, const Params* prm, Rng* rng, Walk* w, int count) noexcept nogil:
+cdef int32_t pick_untried(const GameVTable* vt, const Params* prm, Rng* rng, Walk* w, int count,
+                          int wanted) noexcept nogil:
     """A new child among the ``count`` untried moves in ``w.untried``: at random, or the best for the acting seat by
-    the heuristic one ply on among ``candidates`` drawn at random (without replacement)."""
-    cdef int draws = prm.candidates if prm.candidates < count else count
+    the heuristic one ply on among ``wanted`` drawn at random (without replacement; ``candidates`` for a tree's new
+    child). With more than one draw, ``w.kept`` is then the position that move leads to and ``w.kept_scored`` its
+    heuristic."""
+    cdef int draws = wanted if wanted < count else count
     cdef int j, k, player
     cdef int32_t action, best = -1
     cdef double value, best_value = -1.0
@@ -469,10 +473,66 @@ cdef int32_t policy_action(const GameVTable* vt, const Params* prm, Rng* rng, Wa
     if prm.candidates > 1 and prm.heuristic != NULL:
         for k in range(n):
             w.untried[k] = w.legal[k]
-        return pick_untried(vt, prm, rng, w, n)
+        return pick_untried(vt, prm, rng, w, n, prm.candidates)
     if prm.playout != NULL:
         return prm.playout(w.world, w.legal, n, rng)
     return w.legal[rng_below(rng, n)]
+
+
+cdef inline int turn_of(const GameVTable* vt, const void* world, int fallback) noexcept nogil:
+    """The seat whose turn it is at ``world`` (the game's ``turn_owner``; without one the seat to move, and
+    ``fallback`` at chance)."""
+    cdef int player
+    if vt.turn_owner != NULL:
+        return vt.turn_owner(world)
+    player = vt.current_player(world)
+    return player if player >= 0 else fallback
+
+
+cdef int finish_turns(const GameVTable* vt, const Params* prm, Rng* rng, Walk* w) noexcept nogil:
+    """``playout_to``: play the iteration's world on from its leaf to the end of the turn the last tree move was made
+    in (TO_TURN), or to the start of the searching seat's next turn (TO_OWN_TURN), each move the heuristic's best one
+    ply on among ``playout_candidates`` legal moves (fewer than two: the playout policy), chance by its
+    probabilities. A leaf already there is scored where it stands. Returns the steps played; ``w.kept_ready`` then
+    says whether ``w.kept_scored`` holds the heuristic of the final position."""
+    cdef int start = w.leaf_turn
+    cdef int owner = start
+    cdef int player, n, k, steps = 0
+    cdef bint left = False, scored = False
+    cdef int32_t action
+    cdef void* swap
+    while steps < MAX_TURN_STEPS:
+        player = vt.current_player(w.world)
+        if player == TERMINAL_PLAYER:
+            break
+        owner = turn_of(vt, w.world, owner)
+        if owner != start:
+            left = True
+        if left and (prm.playout_to == TO_TURN or owner == prm.seat):
+            break
+        scored = False
+        if player == CHANCE_PLAYER:
+            vt.apply(w.world, vt.sample_chance(w.world, rng))
+        else:
+            n = vt.legal_actions(w.world, w.legal)
+            if n == 1:
+                vt.apply(w.world, w.legal[0])
+            elif prm.playout_candidates > 1 and prm.heuristic != NULL:
+                for k in range(n):
+                    w.untried[k] = w.legal[k]
+                pick_untried(vt, prm, rng, w, n, prm.playout_candidates)
+                swap = w.world                      # the best candidate's position, already applied and scored
+                w.world = w.kept
+                w.kept = swap
+                scored = True
+            elif prm.playout != NULL:
+                vt.apply(w.world, prm.playout(w.world, w.legal, n, rng))
+            else:
+                vt.apply(w.world, w.legal[rng_below(rng, n)])
+        steps += 1
+    if steps > 0:
+        w.kept_ready = scored
+    return steps
 
 
 cdef int halving_init(Halving* h, int capacity, int32_t root, int64_t budget) noexcept nogil:
@@ -625,7 +685,7 @@ cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena
             untried_count += 1
     if untried_count > 0 and (best_child == NO_NODE or prm.widening <= 0
                               or children < prm.widening * sqrt(<double>arena.nodes[node].visits + 1.0)):
-        return pick_untried(vt, prm, rng, w, untried_count)
+        return pick_untried(vt, prm, rng, w, untried_count, prm.candidates)
     if best_child != NO_NODE:
         return arena.nodes[best_child].action
     return w.legal[0]
@@ -683,6 +743,7 @@ cdef void select_and_expand(const GameVTable* vt, const Params* prm, Arena* aren
             action = policy_action(vt, prm, rng, w)  # another seat past its known tree: play on by policy
         else:
             action = select_action(vt, prm, arena, rng, w, w.cur[0 if perfect else player])
+        w.leaf_turn = turn_of(vt, w.world, w.leaf_turn)
         if descend_trees(vt, prm, arena, stats, perfect, w, player, action):
             if action == w.kept_action:
                 swap = w.world                          # the candidate scored one ply on is this very position
@@ -763,7 +824,10 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
             return 0
     while not stop_now(prm, out.iterations) and (budget < 0 or done < budget):
         sample_world(vt, root, prm, arena, rng, resample, &w, out)
+        w.leaf_turn = turn_of(vt, w.world, prm.seat)
         select_and_expand(vt, prm, arena, stats, rng, perfect, &w)
+        if prm.playout_to != TO_STEPS:
+            finish_turns(vt, prm, rng, &w)
         evaluate(vt, w.world, prm, rng, w.legal, w.raw, w.scaled, &w.win, w.kept_scored if w.kept_ready else NULL)
         backpropagate(prm, arena, stats, perfect, &w)
         out.iterations += 1
@@ -1056,6 +1120,11 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.exploration = config.exploration
     prm.scaled = config.scaled_exploration
     prm.playout_depth = config.playout_depth
+    playout_to = "steps" if config.playout_to is None else config.playout_to
+    if playout_to not in PLAYOUT_TO:
+        raise ValueError(f"playout_to: {playout_to!r}; expected one of {list(PLAYOUT_TO)}")
+    prm.playout_to = PLAYOUT_TO[playout_to] if prm.algorithm != ALG_FLAT else TO_STEPS
+    prm.playout_candidates = config.candidates if config.playout_candidates is None else config.playout_candidates
     prm.worlds = max(1, config.worlds)
     prm.light_playouts = config.light_playouts
     prm.playout = playout_of(vt, playout_index(state, config.playout_policy)) if config.light_playouts else NULL
