@@ -1483,3 +1483,39 @@ def evaluate_state(State state, int seat, unsigned long long seed, int playout_d
     free(world)
     free(buf)
     return [scaled[p] for p in range(prm.players)]
+
+
+def play_on(State state, int seat, str playout_to, unsigned long long seed, last_turn=None, int candidates=8,
+            heuristic=None):
+    """Where a tree search's playout with ``playout_to`` (``"turn"`` or ``"own_turn"``) would stop from ``state`` for
+    the searching ``seat``, moves drawn as there (the heuristic's best of ``candidates``, chance with the random
+    stream ``seed``). ``last_turn``: the turn owner where the leaf's last tree move was made (None: the turn owner at
+    ``state``). Returns the position (a new State) and the steps played."""
+    cdef const GameVTable* vt = state.vt
+    cdef Params prm
+    cdef Walk w
+    cdef Rng rng
+    cdef int steps
+    cdef State out
+    if playout_to not in ("turn", "own_turn"):
+        raise ValueError(f"playout_to: expected 'turn' or 'own_turn', got {playout_to!r}")
+    if not 0 <= seat < state.num_players():
+        raise ValueError(f"seat: expected 0..{state.num_players() - 1}, got {seat}")
+    prm.seat = seat
+    prm.players = state.num_players()
+    prm.playout_to = PLAYOUT_TO[playout_to]
+    prm.playout_candidates = candidates
+    prm.heuristic = heuristic_of(vt, heuristic_index(state, heuristic))
+    prm.playout = playout_of(vt, 0)
+    if not walk_init(&w, vt, 1, prm.players):
+        walk_free(&w)
+        raise MemoryError()
+    rng_seed(&rng, seed)
+    clone_into(vt, w.world, state.buf)
+    w.leaf_turn = turn_of(vt, w.world, seat) if last_turn is None else last_turn
+    with nogil:
+        steps = finish_turns(vt, &prm, &rng, &w)
+    out = state.clone()
+    clone_into(vt, out.buf, w.world)
+    walk_free(&w)
+    return out, steps
