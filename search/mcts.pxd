@@ -21,6 +21,7 @@ cdef enum:
     TO_STEPS = 0                # playouts: ``playout_depth`` steps (``SearchConfig.playout_to``)
     TO_TURN = 1                 # then on to the end of the turn the leaf is in
     TO_OWN_TURN = 2             # then on to the start of the searching seat's next turn
+    TO_CHANCE = 3               # then on to the next chance event or the end of the turn, whichever comes first
 
 
 cdef struct Node:

@@ -60,7 +60,7 @@ from engine_ext.core cimport (
 )
 
 ALGORITHMS = {"ismcts": ALG_ISMCTS, "pimc": ALG_PIMC, "flat": ALG_FLAT, "cheat": ALG_CHEAT}
-PLAYOUT_TO = {"steps": TO_STEPS, "turn": TO_TURN, "own_turn": TO_OWN_TURN}  # SearchConfig.playout_to
+PLAYOUT_TO = {"steps": TO_STEPS, "turn": TO_TURN, "own_turn": TO_OWN_TURN, "chance": TO_CHANCE}  # SearchConfig.playout_to
 NODE_BYTES = 80
 MAX_KEPT_NODES = 8_000_000   # a reused tree and the new growth together stay below this many nodes
 
@@ -491,7 +491,8 @@ cdef inline int turn_of(const GameVTable* vt, const void* world, int fallback) n
 
 cdef int finish_turns(const GameVTable* vt, const Params* prm, Rng* rng, Walk* w) noexcept nogil:
     """``playout_to``: play the iteration's world on from its leaf to the end of the turn the last tree move was made
-    in (TO_TURN), or to the start of the searching seat's next turn (TO_OWN_TURN), each move the heuristic's best one
+    in (TO_TURN), to the start of the searching seat's next turn (TO_OWN_TURN), or to the first chance event or the
+    end of that turn (TO_CHANCE: the seats' own decisions only, no luck), each move the heuristic's best one
     ply on among ``playout_candidates`` legal moves (fewer than two: the playout policy), chance by its
     probabilities. A leaf already there is scored where it stands. Returns the steps played; ``w.kept_ready`` then
     says whether ``w.kept_scored`` holds the heuristic of the final position."""
@@ -508,7 +509,9 @@ cdef int finish_turns(const GameVTable* vt, const Params* prm, Rng* rng, Walk* w
         owner = turn_of(vt, w.world, owner)
         if owner != start:
             left = True
-        if left and (prm.playout_to == TO_TURN or owner == prm.seat):
+        if left and (prm.playout_to != TO_OWN_TURN or owner == prm.seat):
+            break
+        if prm.playout_to == TO_CHANCE and player == CHANCE_PLAYER:
             break
         scored = False
         if player == CHANCE_PLAYER:
@@ -1487,7 +1490,7 @@ def evaluate_state(State state, int seat, unsigned long long seed, int playout_d
 
 def play_on(State state, int seat, str playout_to, unsigned long long seed, last_turn=None, int candidates=8,
             heuristic=None):
-    """Where a tree search's playout with ``playout_to`` (``"turn"`` or ``"own_turn"``) would stop from ``state`` for
+    """Where a tree search's playout with ``playout_to`` (``"turn"``, ``"own_turn"`` or ``"chance"``) would stop from ``state`` for
     the searching ``seat``, moves drawn as there (the heuristic's best of ``candidates``, chance with the random
     stream ``seed``). ``last_turn``: the turn owner where the leaf's last tree move was made (None: the turn owner at
     ``state``). Returns the position (a new State) and the steps played."""
@@ -1497,8 +1500,8 @@ def play_on(State state, int seat, str playout_to, unsigned long long seed, last
     cdef Rng rng
     cdef int steps
     cdef State out
-    if playout_to not in ("turn", "own_turn"):
-        raise ValueError(f"playout_to: expected 'turn' or 'own_turn', got {playout_to!r}")
+    if playout_to not in ("turn", "own_turn", "chance"):
+        raise ValueError(f"playout_to: expected 'turn', 'own_turn' or 'chance', got {playout_to!r}")
     if not 0 <= seat < state.num_players():
         raise ValueError(f"seat: expected 0..{state.num_players() - 1}, got {seat}")
     prm.seat = seat

@@ -59,6 +59,18 @@ def test_own_turn_stops_at_the_seats_next_turn(players):
             assert steps > players * 3
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_chance_stops_at_the_turns_first_chance_event(players):
+    for seed in range(3):
+        state = survive_turn_start(players, seed)
+        seat, start = state.current_player(), control(state)
+        after, steps = mcts.play_on(state, seat, "chance", seed)
+        end = control(after)
+        assert steps >= 1  # the tile removal at least: it is a decision, and the revealed back is chance
+        assert after.current_player() == engine_ext.CHANCE
+        assert end["turn"] == start["turn"] and end["active"] == seat
+
+
 def test_a_leaf_at_a_boundary_is_scored_where_it_stands():
     state = survive_turn_start(2, 5)
     seat = state.current_player()
@@ -114,7 +126,7 @@ def test_a_search_with_turn_playouts_plays_legal_moves_and_learns_other_values(a
     seat = state.current_player()
     base = search.SearchConfig(algorithm=algorithm, iterations=400, seed=3)
     plain = search.suggest(state, seat, base)
-    for mode in ("turn", "own_turn"):
+    for mode in ("turn", "own_turn", "chance"):
         result = search.suggest(state, seat, search.SearchConfig(algorithm=algorithm, iterations=400, seed=3,
                                                                  playout_to=mode, playout_candidates=2))
         assert result.moves[0].action in state.legal_actions()
