@@ -66,8 +66,9 @@ def load(paths: list[str], renames: dict[str, dict[str, str]] | None = None) -> 
                         f"configuration {name!r} is {seen[0]} at {seen[1]} and {config} at {path}:{number}; "
                         "rename one of them"
                     )
-                if None not in (seen[2], resolved) and seen[2] != resolved:
-                    changed = sorted(k for k in set(seen[2]) | set(resolved) if seen[2].get(k) != resolved.get(k))
+                if None not in (seen[2], resolved) and arena.behaviour(seen[2]) != arena.behaviour(resolved):
+                    before, after = arena.behaviour(seen[2]), arena.behaviour(resolved)
+                    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
                     raise ValueError(
                         f"configuration {name!r} resolved differently at {seen[1]} and at {path}:{number} "
                         f"(the game's defaults changed: {changed}); rename one of them"

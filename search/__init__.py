@@ -104,9 +104,9 @@ class SearchConfig:
     leaf. ``"turn"``: at the end of the turn the iteration's last tree move was made in (the game's
     ``GameVTable.turn_owner``; without one a turn is a run of one seat's moves). ``"own_turn"``: at the start of the
     searching seat's next turn. ``"chance"``: at the turn's next chance event or its end, whichever comes first
-    (the rest of the seats' own decisions only, no luck). Until then each seat moves by the heuristic's best one ply on among
-    ``playout_candidates`` legal moves drawn at random (default: ``candidates``; 1: the playout policy), so every
-    leaf is scored at the same point of the round and after the replies it would meet.
+    (the rest of the seats' own decisions only, no luck). Until then each seat moves by the heuristic's best one ply
+    on among ``playout_candidates`` legal moves drawn at random (default: ``candidates``; 1: the playout policy), so
+    every leaf is scored at the same point of the round and after the replies it would meet.
     ``light_playouts``: playouts use the game's light policy where it has one (else uniform); ``playout_policy``
     names another of the game's policies (``GameInfo.playout_policies``) to use instead. ``baseline``: tree values are
     learnt relative to the heuristic value of the root in each sampled world (a control variate; games with a

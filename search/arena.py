@@ -194,6 +194,20 @@ def job_key(job: dict) -> tuple:
     return (job["match"], job["deal"], tuple(job["seats"]), job["seed"])
 
 
+# Settings added to SearchConfig after some runs were recorded, each with the value that plays as the search did
+# before it existed: a record without the setting played that way, so it reads as that value.
+PLAYED_AS_BEFORE = {"playout_to": "steps"}
+
+
+def behaviour(resolved: dict) -> dict:
+    """What a configuration's resolved settings play, for telling two records apart: a setting added since a record
+    was made reads as its former behaviour, and ``playout_candidates`` counts only where ``playout_to`` uses it."""
+    out = PLAYED_AS_BEFORE | resolved
+    if out["playout_to"] == "steps":
+        out.pop("playout_candidates", None)
+    return out
+
+
 def load_results(path: Path, tournament: Tournament) -> list[dict]:
     """Finished games from ``path`` (JSONL), checked against the tournament's configurations, as given and as the
     game's defaults fill them in (a game record keeps both; a default that changed since a file's first games would
@@ -218,12 +232,15 @@ def load_results(path: Path, tournament: Tournament) -> list[dict]:
                 raise ValueError(
                     f"{path}:{number}: configuration {name!r} was {config}, now {configs[name]}; use another file"
                 )
-        for name, played in result.get("resolved", {}).items():
-            if name in now and played != now[name]:
+        for name, recorded in result.get("resolved", {}).items():
+            if name not in now:
+                continue
+            played, current = behaviour(recorded), behaviour(now[name])
+            if played != current:
                 changed = ", ".join(
-                    f"{key} {played.get(key)!r} -> {now[name].get(key)!r}"
-                    for key in sorted(set(played) | set(now[name]))
-                    if played.get(key) != now[name].get(key)
+                    f"{key} {played.get(key)!r} -> {current.get(key)!r}"
+                    for key in sorted(set(played) | set(current))
+                    if played.get(key) != current.get(key)
                 )
                 raise ValueError(
                     f"{path}:{number}: configuration {name!r} was played as the defaults of the day filled it in and"

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,21 @@ def test_a_file_played_before_a_default_changed_is_refused(tmp_path, monkeypatch
     # The same settings as given ("a" names no exploration), but they now resolve to another bot.
     with pytest.raises(ValueError, match="configuration 'a' was played .*exploration 0.7 -> 1.7.*a default changed"):
         arena.load_results(path, tournament)
+
+
+def test_a_file_played_before_a_setting_existed_resumes_where_the_setting_plays_as_before(tmp_path):
+    path = tmp_path / "games.jsonl"
+    tournament = kuhn(1)
+    results = in_process(tournament)
+    for result in results:  # as recorded before SearchConfig had playout_to and playout_candidates
+        for played in result["resolved"].values():
+            played.pop("playout_to", None), played.pop("playout_candidates", None)
+    path.write_text("".join(json.dumps(r) + "\n" for r in results))
+    assert len(arena.load_results(path, tournament)) == len(results)
+    turn = arena.Tournament("kuhn_poker", 2, {"a": replace(tournament.configs["a"], playout_to="turn"),
+                                              "r": tournament.configs["r"]}, [["a", "r"]], 1)  # fmt: skip
+    with pytest.raises(ValueError, match="configuration 'a' was"):
+        arena.load_results(path, turn)
 
 
 def test_ray_gives_the_same_results_as_the_process_pool():
@@ -431,3 +447,16 @@ def test_rows_refuse_one_name_whose_defaults_changed_between_runs(tmp_path):
         rows.rows([first], renames={second: {"x": "x80"}})
     same = _row_file(tmp_path / "b", "x", {"iterations": 3000}, [2, 3], resolved=old)
     assert rows.rows([first, same])[0]["games"] == 16  # resolved alike: read together
+
+
+def test_rows_read_a_setting_added_since_a_record_as_its_former_behaviour(tmp_path):
+    rows = _load_benchmark("rows")
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir(), (tmp_path / "c").mkdir()
+    old = {"iterations": 3000, "candidates": 8}  # recorded before playout_to existed
+    first = _row_file(tmp_path / "a", "x", {"iterations": 3000}, [1, 2], resolved=old)
+    now = old | {"playout_to": "steps", "playout_candidates": 8}
+    second = _row_file(tmp_path / "b", "x", {"iterations": 3000}, [2, 3], resolved=now)
+    assert rows.rows([first, second])[0]["games"] == 16  # the search played as it did then
+    turn = _row_file(tmp_path / "c", "x", {"iterations": 3000}, [2, 3], resolved=now | {"playout_to": "turn"})
+    with pytest.raises(ValueError, match=r"'x' resolved differently.*\['playout_candidates', 'playout_to'\]"):
+        rows.rows([first, turn])

@@ -127,8 +127,11 @@ def test_a_search_with_turn_playouts_plays_legal_moves_and_learns_other_values(a
     base = search.SearchConfig(algorithm=algorithm, iterations=400, seed=3)
     plain = search.suggest(state, seat, base)
     for mode in ("turn", "own_turn", "chance"):
-        result = search.suggest(state, seat, search.SearchConfig(algorithm=algorithm, iterations=400, seed=3,
-                                                                 playout_to=mode, playout_candidates=2))
+        result = search.suggest(
+            state,
+            seat,
+            search.SearchConfig(algorithm=algorithm, iterations=400, seed=3, playout_to=mode, playout_candidates=2),
+        )
         assert result.moves[0].action in state.legal_actions()
         assert [(m.action, m.visits) for m in result.moves] != [(m.action, m.visits) for m in plain.moves]
 
