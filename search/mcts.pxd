@@ -73,7 +73,7 @@ cdef struct Params:
     bint scaled             # exploration times the standard deviation of the acting seat's rewards at the node
     int playout_depth       # steps before the heuristic scores a playout; < 0: play to the end
     int playout_to          # TO_*: where a tree search's playout may first stop (then ``playout_depth`` more steps)
-    int playout_candidates  # TO_TURN / TO_OWN_TURN: each move there is the heuristic's best of this many (1: the policy)
+    int playout_candidates  # where playout_to plays on: each move the heuristic's best of this many (1: the policy)
     returns_fn heuristic    # the game's evaluation the configuration names (NULL: the game has none)
     int candidates          # a new child is the best of this many untried moves by the heuristic one ply on (1: random)
     double widening         # > 0: a node visited v times has at most ceil(widening * sqrt(v)) children
