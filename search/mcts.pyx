@@ -60,7 +60,8 @@ from engine_ext.core cimport (
 )
 
 ALGORITHMS = {"ismcts": ALG_ISMCTS, "pimc": ALG_PIMC, "flat": ALG_FLAT, "cheat": ALG_CHEAT}
-PLAYOUT_TO = {"steps": TO_STEPS, "turn": TO_TURN, "own_turn": TO_OWN_TURN, "chance": TO_CHANCE}  # SearchConfig.playout_to
+# SearchConfig.playout_to
+PLAYOUT_TO = {"steps": TO_STEPS, "turn": TO_TURN, "own_turn": TO_OWN_TURN, "chance": TO_CHANCE}
 NODE_BYTES = 80
 MAX_KEPT_NODES = 8_000_000   # a reused tree and the new growth together stay below this many nodes
 
@@ -500,7 +501,6 @@ cdef int finish_turns(const GameVTable* vt, const Params* prm, Rng* rng, Walk* w
     cdef int owner = start
     cdef int player, n, k, steps = 0
     cdef bint left = False, scored = False
-    cdef int32_t action
     cdef void* swap
     while steps < MAX_TURN_STEPS:
         player = vt.current_player(w.world)
@@ -1490,10 +1490,10 @@ def evaluate_state(State state, int seat, unsigned long long seed, int playout_d
 
 def play_on(State state, int seat, str playout_to, unsigned long long seed, last_turn=None, int candidates=8,
             heuristic=None):
-    """Where a tree search's playout with ``playout_to`` (``"turn"``, ``"own_turn"`` or ``"chance"``) would stop from ``state`` for
-    the searching ``seat``, moves drawn as there (the heuristic's best of ``candidates``, chance with the random
-    stream ``seed``). ``last_turn``: the turn owner where the leaf's last tree move was made (None: the turn owner at
-    ``state``). Returns the position (a new State) and the steps played."""
+    """Where a tree search's playout with ``playout_to`` (``"turn"``, ``"own_turn"`` or ``"chance"``) would stop from
+    ``state`` for the searching ``seat``, moves drawn as there (the heuristic's best of ``candidates``, chance with
+    the random stream ``seed``). ``last_turn``: the turn owner where the leaf's last tree move was made (None: the
+    turn owner at ``state``). Returns the position (a new State) and the steps played."""
     cdef const GameVTable* vt = state.vt
     cdef Params prm
     cdef Walk w
