@@ -109,7 +109,8 @@ def rows(
     if reference:
         # The reference row is the reference file's first match (its games are among the results already).
         with open(reference) as lines:
-            ref_match = next(json.loads(line)["match"] for line in lines if line.strip())
+            ref_match = next(renamed(json.loads(line), (renames or {}).get(reference, {}))["match"]
+                             for line in lines if line.strip())  # fmt: skip
         ref_lineup = ref_match.split(",")
         base = challenger_shares(ref_lineup, matches[ref_match])
         for lineup in lineups:

@@ -442,6 +442,8 @@ def test_rows_refuse_one_name_whose_defaults_changed_between_runs(tmp_path):
         rows.rows([first, second])
     summary = rows.rows([first, second], reference=first, renames={second: {"x": "x80"}})[0]  # one read as another
     assert summary["matches"]["x80,f,f,f"]["against_reference"]["difference"] == [0.0, 0.0, 0.0]
+    summary = rows.rows([first, second], reference=second, renames={second: {"x": "x80"}})[0]  # the reference, too
+    assert summary["matches"]["x,f,f,f"]["against_reference"]["reference"] == "x80,f,f,f"
     assert summary["matches"]["x,f,f,f"]["deal_groups"] == 2
     with pytest.raises(ValueError, match="not read"):
         rows.rows([first], renames={second: {"x": "x80"}})
