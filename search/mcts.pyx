@@ -746,7 +746,8 @@ cdef void select_and_expand(const GameVTable* vt, const Params* prm, Arena* aren
             action = policy_action(vt, prm, rng, w)  # another seat past its known tree: play on by policy
         else:
             action = select_action(vt, prm, arena, rng, w, w.cur[0 if perfect else player])
-        w.leaf_turn = turn_of(vt, w.world, w.leaf_turn)
+        if prm.playout_to != TO_STEPS:
+            w.leaf_turn = turn_of(vt, w.world, w.leaf_turn)
         if descend_trees(vt, prm, arena, stats, perfect, w, player, action):
             if action == w.kept_action:
                 swap = w.world                          # the candidate scored one ply on is this very position
@@ -827,7 +828,8 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
             return 0
     while not stop_now(prm, out.iterations) and (budget < 0 or done < budget):
         sample_world(vt, root, prm, arena, rng, resample, &w, out)
-        w.leaf_turn = turn_of(vt, w.world, prm.seat)
+        if prm.playout_to != TO_STEPS:
+            w.leaf_turn = turn_of(vt, w.world, prm.seat)
         select_and_expand(vt, prm, arena, stats, rng, perfect, &w)
         if prm.playout_to != TO_STEPS:
             finish_turns(vt, prm, rng, &w)
