@@ -1506,6 +1506,10 @@ def play_on(State state, int seat, str playout_to, unsigned long long seed, last
         raise ValueError(f"playout_to: expected 'turn', 'own_turn' or 'chance', got {playout_to!r}")
     if not 0 <= seat < state.num_players():
         raise ValueError(f"seat: expected 0..{state.num_players() - 1}, got {seat}")
+    if last_turn is not None and not 0 <= last_turn < state.num_players():
+        raise ValueError(f"last_turn: expected a seat 0..{state.num_players() - 1} or None, got {last_turn}")
+    if candidates < 1:
+        raise ValueError(f"candidates: expected at least 1, got {candidates}")
     prm.seat = seat
     prm.players = state.num_players()
     prm.playout_to = PLAYOUT_TO[playout_to]

@@ -118,6 +118,10 @@ def test_bad_settings_are_refused():
         search.suggest(state, seat, search.SearchConfig(iterations=50, playout_to="turn", playout_candidates=0))
     with pytest.raises(ValueError, match="playout_to"):
         mcts.play_on(state, seat, "steps", 1)
+    with pytest.raises(ValueError, match="last_turn"):
+        mcts.play_on(state, seat, "turn", 1, last_turn=2)
+    with pytest.raises(ValueError, match="candidates"):
+        mcts.play_on(state, seat, "turn", 1, candidates=0)
 
 
 @pytest.mark.parametrize("algorithm", ["ismcts", "pimc"])
