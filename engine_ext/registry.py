@@ -105,7 +105,7 @@ class SearchDefaults:
     reuse: bool = False  # ISMCTS in a game loop: a bot seat's next search starts from its kept subtree
     setup_algorithm: str = "same"  # what a search plays at set-up decisions (GameInfo.in_setup): "same" or "greedy"
     playout_depth: int = -1
-    playout_to: str = "steps"  # tree searches: "steps", "turn" or "own_turn" (see SearchConfig)
+    playout_to: str = "steps"  # tree searches: "steps", "turn", "own_turn" or "chance" (see SearchConfig)
     playout_candidates: int | None = None  # the moves' draws where ``playout_to`` plays on (None: ``candidates``)
     light_playouts: bool = True
     playout_policy: str | None = None  # a name from GameInfo.playout_policies; None: the first (the light policy)

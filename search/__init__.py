@@ -106,7 +106,7 @@ class SearchConfig:
     searching seat's next turn. ``"chance"``: at the turn's next chance event or its end, whichever comes first
     (the rest of the seats' own decisions only, no luck). Until then each seat moves by the heuristic's best one ply
     on among ``playout_candidates`` legal moves drawn at random (default: ``candidates``; 1: the playout policy), so
-    every leaf is scored at the same point of the round and after the replies it would meet.
+    leaves are scored at one point of the round (with ``"own_turn"``, after the other seats' replies).
     ``light_playouts``: playouts use the game's light policy where it has one (else uniform); ``playout_policy``
     names another of the game's policies (``GameInfo.playout_policies``) to use instead. ``baseline``: tree values are
     learnt relative to the heuristic value of the root in each sampled world (a control variate; games with a
