@@ -1107,8 +1107,8 @@ GAME_INFOS = (
         # paired by deal over 100 groups (2026-12-03, fifteenth: --players 4 --bot d80t=ismcts,iterations=4500,
         # heuristic=missions,playout_depth=80 --bot greedy=greedy --lineup d80t,greedy,greedy,greedy --deals 100,
         # against the default row; docs/benchmarks.md, "Small Islands, 4 players: the 80-step cut with beliefs").
-        # With three seats, playouts cut after 60 steps (two rounds, as 40 with two seats and 80 with four) and scored by
-        # "missions" beat playouts to the end head to head at equal time (4,700 iterations against 3,000: the cut
+        # With three seats, playouts cut after 60 steps (two rounds, as 40 with two seats and 80 with four) and scored
+        # by "missions" beat playouts to the end head to head at equal time (4,700 iterations against 3,000: the cut
         # searches took 1/1.58 of the CPU time over 15 positions of greedy games): one cut seat against two seats
         # playing to the end, every seating in turn, SPRT 0/30 accepted (2026-12-04, seventeenth: --players 3
         # --bot cut=ismcts,iterations=4700,heuristic=missions,playout_depth=60 --bot full=ismcts,iterations=3000
