@@ -1029,6 +1029,12 @@ GAME_INFOS = (
         # and at 3,000 iterations each +29 Elo [-11, 68] after 122 pairs (undecided, stopped).
         # The constant 0.02 was tuned with two seats; more seats add noise to each reward (three seats' hidden values,
         # more chance between decisions), and a constant that does not grow with it commits on too few samples.
+        # Implicit minimax backups (weight 0.4: selection ranks a child by 0.6 of its mean and 0.4 of its best line
+        # through its mover's own next decisions) beat none at 3,000 iterations each (the same cost an iteration):
+        # +73 Elo [27, 122], SPRT 0/30 accepted after 75 pairs (2026-12-04, seventeenth: --bot
+        # mm=ismcts,iterations=3000,minimax=0.4 --bot one=ismcts,iterations=3000 --lineup mm,one --deals 400
+        # --sprt=0,30; docs/benchmarks.md, "Survive: implicit minimax backups with tide"). Before "tide" it was +20 Elo
+        # [-14, 54] after 169 pairs, undecided. Measured with two seats only.
         # Strength levels (docs/benchmarks.md, "Strength levels"), each beating the one below by SPRT 0/30 on duplicate
         # pairs at these defaults: greedy beat random in every pair; 100 iterations beat greedy by +86 Elo [35, 141]
         # (H1 after 72 pairs), 300 beat 100 by +126 [67, 192] (H1 after 36 pairs), 3,000 beat 300 by +96 [42, 155]
@@ -1050,6 +1056,7 @@ GAME_INFOS = (
             heuristic="tide",
             candidates=8,
             widening=2.0,
+            minimax=0.4,
             setup_algorithm="greedy",
         ),
         heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted"),
