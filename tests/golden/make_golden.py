@@ -46,15 +46,17 @@ def trace(game: str, players: int, seed: int) -> str:
 
 
 def positions(game: str, players: int, seed: int, count: int) -> list[str]:
-    """JSON of ``count`` decision positions along one random game."""
+    """JSON of ``count`` decision positions along one random game, after set-up (a set-up decision is played by the
+    game's ``setup_algorithm``, so it would not record the tree search)."""
     rng = random.Random(seed)
     state = engine_ext.new_game(game, players, seed)
+    in_setup = engine_ext.game_info(game).in_setup
     found = []
     while not state.is_terminal() and len(found) < count:
         if state.current_player() == engine_ext.CHANCE:
             state.apply(core.sample_chance(state, rng.getrandbits(63)))
             continue
-        if rng.random() < 0.3:
+        if (in_setup is None or not in_setup(state)) and rng.random() < 0.3:
             found.append(state.to_json())
         state.apply(rng.choice(state.legal_actions()))
     return found
