@@ -1036,7 +1036,8 @@ GAME_INFOS = (
         # --sprt=0,30; docs/benchmarks.md, "Survive: implicit minimax backups with tide"). Before "tide" it was +20 Elo
         # [-14, 54] after 169 pairs, undecided. Measured with two seats only.
         # Strength levels (docs/benchmarks.md, "Strength levels"), each beating the one below by SPRT 0/30 on duplicate
-        # pairs at these defaults: greedy beat random in every pair; 100 iterations beat greedy by +86 Elo [35, 141]
+        # pairs at these defaults before minimax backups: greedy beat random in every pair; 100 iterations beat greedy
+        # by +86 Elo [35, 141]
         # (H1 after 72 pairs), 300 beat 100 by +126 [67, 192] (H1 after 36 pairs), 3,000 beat 300 by +96 [42, 155]
         # (H1 after 65 pairs). 30,000 is not on the ladder: against 3,000 it scored -14 Elo [-72, 44] after 51 pairs,
         # ten times the time for play not shown to be stronger.
