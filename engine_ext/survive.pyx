@@ -1034,7 +1034,10 @@ GAME_INFOS = (
         # +73 Elo [27, 122], SPRT 0/30 accepted after 75 pairs (2026-12-04, seventeenth: --bot
         # mm=ismcts,iterations=3000,minimax=0.4 --bot one=ismcts,iterations=3000 --lineup mm,one --deals 400
         # --sprt=0,30; docs/benchmarks.md, "Survive: implicit minimax backups with tide"). Before "tide" it was +20 Elo
-        # [-14, 54] after 169 pairs, undecided. Measured with two seats only.
+        # [-14, 54] after 169 pairs, undecided. Weight 0.7 beat 0.4 by +52 Elo [14, 90], SPRT 0/30 accepted after 119
+        # pairs, the same cost an iteration (2026-12-04, eighteenth: --bot mm7=ismcts,iterations=3000,minimax=0.7 --bot
+        # mm4=ismcts,iterations=3000 --lineup mm7,mm4 --deals 300 --sprt=0,30): 0.7 is the default since.
+        # Measured with two seats.
         # Strength levels (docs/benchmarks.md, "Strength levels"), each beating the one below by SPRT 0/30 on duplicate
         # pairs at these defaults before minimax backups: greedy beat random in every pair; 100 iterations beat greedy
         # by +86 Elo [35, 141]
@@ -1057,7 +1060,7 @@ GAME_INFOS = (
             heuristic="tide",
             candidates=8,
             widening=2.0,
-            minimax=0.4,
+            minimax=0.7,
             setup_algorithm="greedy",
         ),
         heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted"),
