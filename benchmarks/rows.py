@@ -16,7 +16,8 @@ share against `--against` by iterations, one line per algorithm, as `atoll bench
 
 Configurations are identified by name across files: a name given different settings in two files is an error (rename
 one run's configuration), and so is one whose settings read the same but resolved differently (the game's defaults
-changed between the runs: the games record what each name resolved to); ``--rename FILE NAME NEW`` reads one file's
+changed between the runs: the games record what each name resolved to; greedy and random by the settings they read
+only); ``--rename FILE NAME NEW`` reads one file's
 configuration under another name (e.g. a row run before and after a change of defaults). Prints one JSON object.
 """
 

@@ -199,9 +199,24 @@ def job_key(job: dict) -> tuple:
 PLAYED_AS_BEFORE = {"playout_to": "steps"}
 
 
+# The settings the bots without a tree read (``search._greedy``, the random pick); the others are a tree search's, so
+# a game's tree-search default that changes (Survive's ``minimax``) leaves its greedy and random bots the same bots.
+READ_WITHOUT_A_TREE = {
+    "greedy": frozenset(
+        ("algorithm", "iterations", "time_ms", "heuristic", "playout_depth", "light_playouts", "playout_policy")
+        + ("beliefs",)
+    ),
+    "random": frozenset({"algorithm"}),
+}
+
+
 def behaviour(resolved: dict) -> dict:
     """What a configuration's resolved settings play, for telling two records apart: a setting added since a record
-    was made reads as its former behaviour, and ``playout_candidates`` counts only where ``playout_to`` uses it."""
+    was made reads as its former behaviour, ``playout_candidates`` counts only where ``playout_to`` uses it, and
+    greedy and random keep only the settings they read."""
+    read = READ_WITHOUT_A_TREE.get(resolved.get("algorithm"))
+    if read is not None:
+        return {key: value for key, value in resolved.items() if key in read}
     out = PLAYED_AS_BEFORE | resolved
     if out["playout_to"] == "steps":
         out.pop("playout_candidates", None)

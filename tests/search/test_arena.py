@@ -90,6 +90,28 @@ def test_a_file_played_before_a_default_changed_is_refused(tmp_path, monkeypatch
         arena.load_results(path, tournament)
 
 
+def test_a_tree_search_default_that_changed_leaves_greedy_and_random_the_same_bots(tmp_path, monkeypatch):
+    import engine_ext
+
+    path = tmp_path / "games.jsonl"
+    tournament = arena.Tournament("kuhn_poker", 2, {k: FAST[k] for k in "agr"}, [["a", "g"], ["g", "r"]], 1, seed=4)
+    results = in_process(tournament)
+    path.write_text("".join(json.dumps(r) + "\n" for r in results))
+    info = engine_ext.game_info("kuhn_poker")
+    tree = replace(info.search_defaults, exploration=info.search_defaults.exploration + 1, minimax=0.5, widening=2.0)
+    monkeypatch.setitem(engine_ext._RECORDS, "kuhn_poker", replace(info, search_defaults=tree))
+    with pytest.raises(ValueError, match="configuration 'a' was played"):  # the tree search is another bot now
+        arena.load_results(path, tournament)
+    greedy_and_random = arena.Tournament("kuhn_poker", 2, {k: FAST[k] for k in "gr"}, [["g", "r"]], 1, seed=4)
+    kept = [r for r in results if r["match"] == "g,r"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    assert len(arena.load_results(path, greedy_and_random)) == len(kept)  # neither reads a tree's settings
+    deeper = replace(info, search_defaults=replace(tree, playout_depth=3))
+    monkeypatch.setitem(engine_ext._RECORDS, "kuhn_poker", deeper)
+    with pytest.raises(ValueError, match="configuration 'g' was played .*playout_depth"):  # greedy reads this one
+        arena.load_results(path, greedy_and_random)
+
+
 def test_a_file_played_before_a_setting_existed_resumes_where_the_setting_plays_as_before(tmp_path):
     path = tmp_path / "games.jsonl"
     tournament = kuhn(1)
