@@ -1036,7 +1036,8 @@ GAME_INFOS = (
         # --sprt=0,30; docs/benchmarks.md, "Survive: implicit minimax backups with tide"). Before "tide" it was +20 Elo
         # [-14, 54] after 169 pairs, undecided. Weight 0.7 beat 0.4 by +52 Elo [14, 90], SPRT 0/30 accepted after 119
         # pairs, the same cost an iteration (2026-12-04, eighteenth: --bot mm7=ismcts,iterations=3000,minimax=0.7 --bot
-        # mm4=ismcts,iterations=3000 --lineup mm7,mm4 --deals 300 --sprt=0,30): 0.7 is the default since.
+        # mm4=ismcts,iterations=3000 --lineup mm7,mm4 --deals 300 --sprt=0,30): 0.7 is the default since; 1.0 (the best
+        # line only) lost to 0.7 by -37 Elo [-82, 8], H0 after 90 pairs.
         # Measured with two seats.
         # Strength levels (docs/benchmarks.md, "Strength levels"), each beating the one below by SPRT 0/30 on duplicate
         # pairs at these defaults before minimax backups: greedy beat random in every pair; 100 iterations beat greedy
