@@ -203,8 +203,7 @@ PLAYED_AS_BEFORE = {"playout_to": "steps"}
 # a game's tree-search default that changes (Survive's ``minimax``) leaves its greedy and random bots the same bots.
 READ_WITHOUT_A_TREE = {
     "greedy": frozenset(
-        ("algorithm", "iterations", "time_ms", "heuristic", "playout_depth", "light_playouts", "playout_policy")
-        + ("beliefs",)
+        "algorithm iterations time_ms heuristic playout_depth light_playouts playout_policy beliefs".split()
     ),
     "random": frozenset({"algorithm"}),
 }

@@ -112,6 +112,23 @@ def test_a_tree_search_default_that_changed_leaves_greedy_and_random_the_same_bo
         arena.load_results(path, greedy_and_random)
 
 
+def test_greedy_plays_the_same_whatever_the_tree_settings_it_does_not_read():
+    import engine_ext
+    import search
+
+    state = engine_ext.new_game("survive", 2, 3)
+    while state.current_player() < 0 or len(state.legal_actions()) < 4:
+        state.apply(state.legal_actions()[0])
+    seat = state.current_player()
+    unread = dict(exploration=5.0, scaled_exploration=False, candidates=1, widening=0.0, minimax=1.0, final_lcb=2.0,
+                  canonical_order=True, playout_to="turn", playout_candidates=2, baseline=False, worlds=3, threads=2,
+                  setup_algorithm="same")  # fmt: skip
+    assert not set(unread) & arena.READ_WITHOUT_A_TREE["greedy"]
+    plain = search.suggest(state, seat, algorithm="greedy", iterations=200, seed=5)
+    other = search.suggest(state, seat, algorithm="greedy", iterations=200, seed=5, **unread)
+    assert [(m.action, m.value) for m in plain.moves] == [(m.action, m.value) for m in other.moves]
+
+
 def test_a_file_played_before_a_setting_existed_resumes_where_the_setting_plays_as_before(tmp_path):
     path = tmp_path / "games.jsonl"
     tournament = kuhn(1)
