@@ -1039,19 +1039,12 @@ GAME_INFOS = (
         # mm4=ismcts,iterations=3000 --lineup mm7,mm4 --deals 300 --sprt=0,30): 0.7 is the default since; 1.0 (the best
         # line only) lost to 0.7 by -37 Elo [-82, 8], H0 after 90 pairs.
         # Measured with two seats.
-        # Strength levels (docs/benchmarks.md, "Strength levels"), each beating the one below by SPRT 0/30 on duplicate
-        # pairs at these defaults before minimax backups: greedy beat random in every pair; 100 iterations beat greedy
-        # by +86 Elo [35, 141]
-        # (H1 after 72 pairs), 300 beat 100 by +126 [67, 192] (H1 after 36 pairs), 3,000 beat 300 by +96 [42, 155]
-        # (H1 after 65 pairs). 30,000 is not on the ladder: against 3,000 it scored -14 Elo [-72, 44] after 51 pairs,
-        # ten times the time for play not shown to be stronger.
-        bot_levels=(
-            {"algorithm": "random"},
-            {"algorithm": "greedy"},
-            {"algorithm": "ismcts", "iterations": 100},
-            {"algorithm": "ismcts", "iterations": 300},
-            {"algorithm": "ismcts", "iterations": 3_000},
-        ),
+        # Strength levels: the generic ladder (search.play.LEVELS: random, greedy, 300, 3,000, 30,000 iterations), each
+        # beating the one below by SPRT 0/30 on duplicate pairs at these defaults (2026-12-04, nineteenth;
+        # docs/benchmarks.md, "Strength levels"): 300 iterations beat greedy by +185 Elo [112, 277] (H1 after 40
+        # pairs), 3,000 beat 300 by +141 [74, 220] (H1 after 48), 30,000 beat 3,000 by +113 [56, 176] (H1 after 43;
+        # before minimax backups it was -14 [-72, 44] after 51 pairs and the ladder stopped at 3,000); greedy beats
+        # random in every pair.
         search_defaults=SearchDefaults(
             exploration=2.0,
             scaled_exploration=True,
