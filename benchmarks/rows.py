@@ -2,7 +2,7 @@
 deal, OpenSkill ratings pooled over every row, and the strength-vs-budget plot.
 
 Usage: python benchmarks/rows.py RUN.jsonl [RUN.jsonl ...] [--reference RUN.jsonl] [--plot PNG --against NAME]
-    [--rename RUN.jsonl NAME NEW_NAME ...]
+    [--rename RUN.jsonl NAME NEW_NAME ...] [--sprt ELO0,ELO1]
 
 A multi-player standing table is built one row per run (one bot in one seat against copies of a field bot, e.g.
 `atoll bench strength --players 4 --bot ismcts300=ismcts,iterations=300 --bot greedy=greedy --lineup
@@ -12,7 +12,9 @@ reads the rows back together: every match found in the files is summarised as `a
 row's first configuration deal by deal (rows run with the same `--seed` play the same deals, so the difference of
 their mean win shares per deal group has a much narrower interval than either row); the ratings pool every game of
 every file into one Plackett-Luce fit (the field bot, which plays in every row, ties the scale); `--plot` draws win
-share against `--against` by iterations, one line per algorithm, as `atoll bench strength --plot` does for one run.
+share against `--against` by iterations, one line per algorithm, as `atoll bench strength --plot` does for one run;
+`--sprt ELO0,ELO1` adds each one-against-field row's SPRT state (LLR, bounds, verdict) as `atoll bench strength
+--sprt` would judge it: how far a run in progress, or one stopped early, has got.
 
 Configurations are identified by name across files: a name given different settings in two files is an error (rename
 one run's configuration), and so is one whose settings read the same but resolved differently (the game's defaults
@@ -86,7 +88,10 @@ def challenger_shares(lineup: list[str], games: list[dict]) -> dict[int, float]:
 
 
 def rows(
-    paths: list[str], reference: str | None = None, renames: dict[str, dict[str, str]] | None = None
+    paths: list[str],
+    reference: str | None = None,
+    renames: dict[str, dict[str, str]] | None = None,
+    sprt: tuple[float, float] | None = None,
 ) -> tuple[dict, arena.Tournament]:
     files = list(dict.fromkeys(paths + ([reference] if reference else [])))
     stray = sorted(set(renames or {}) - set(files))
@@ -107,6 +112,8 @@ def rows(
         match = ",".join(lineup)
         summary["matches"][match] = arena.summarize_match(lineup, matches[match])
         summary["matches"][match]["minutes"] = round(sum(g["seconds"] for g in matches[match]) / 60, 1)
+        if sprt and arena.one_against_field(lineup) and all(arena.returns_are_shares(g) for g in matches[match]):
+            summary["matches"][match]["sprt"] = arena.sprt_report(lineup, matches[match], *sprt)
     if reference:
         # The reference row is the reference file's first match (its games are among the results already).
         with open(reference) as lines:
@@ -140,6 +147,10 @@ def main() -> None:
     parser.add_argument("--plot", help="PNG: win share against --against by iterations, one line per algorithm")
     parser.add_argument("--against", help="the field bot the plot measures against (required with --plot)")
     parser.add_argument(
+        "--sprt", metavar="ELO0,ELO1",
+        help="each one-against-field row's SPRT as `atoll bench strength --sprt` judges it (e.g. of a run in progress)",
+    )  # fmt: skip
+    parser.add_argument(
         "--rename", nargs=3, action="append", default=[], metavar=("FILE", "NAME", "NEW"),
         help="read FILE's configuration NAME as NEW",
     )  # fmt: skip
@@ -150,7 +161,8 @@ def main() -> None:
     if args.plot and not args.against:
         parser.error("--plot needs --against NAME (the field bot)")
     try:
-        summary, tournament = rows(args.paths, args.reference, renames)
+        sprt = arena.sprt_bounds(args.sprt) if args.sprt else None
+        summary, tournament = rows(args.paths, args.reference, renames, sprt)
     except (OSError, ValueError, KeyError) as err:
         parser.exit(2, f"rows.py: {err}\n")
     if args.plot:

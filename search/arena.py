@@ -499,6 +499,45 @@ def sprt_stop(match: str, first: str, elo0: float, elo1: float, lineup: Sequence
     return stop
 
 
+def sprt_bounds(text: str) -> tuple[float, float]:
+    """``ELO0,ELO1`` with ELO0 < ELO1."""
+    parts = text.split(",")
+    try:
+        elo0, elo1 = (float(x) for x in parts)
+    except ValueError:
+        raise ValueError(f"takes ELO0,ELO1 (e.g. 0,30), not {text!r}") from None
+    if not (math.isfinite(elo0) and math.isfinite(elo1) and elo0 < elo1):
+        raise ValueError(f"takes two finite Elo bounds, the lower first (e.g. 0,30), not {text!r}")
+    return elo0, elo1
+
+
+def sprt_report(lineup: Sequence[str], games: list[dict], elo0: float, elo1: float) -> dict:
+    """The SPRT (``stats.group_sprt``, alpha = beta = 0.05) of a one-against-field lineup's first configuration on
+    the complete deal groups of ``games``, as the summaries print it: LLR, its bounds, the counts and the verdict."""
+    groups = complete_groups(lineup, games)
+    result = stats.group_sprt([pair_score(lineup[0], g) for g in groups.values()], elo0, elo1, len(lineup))
+    counted = (
+        {"pentanomial": result.counts}
+        if result.outcomes is None
+        else {"group_scores": {f"{o:.4g}": c for o, c in zip(result.outcomes, result.counts, strict=True) if c}}
+    )
+    return {
+        "elo0": elo0,
+        "elo1": elo1,
+        "alpha": 0.05,
+        "beta": 0.05,
+        "llr": round(result.llr, 3),
+        "bounds": [round(result.lower, 3), round(result.upper, 3)],
+        "pairs" if len(lineup) == 2 else "deal_groups": result.pairs,
+        **counted,
+        "verdict": {
+            "H1": f"{lineup[0]} is stronger",
+            "H0": f"{lineup[0]} is not stronger by {elo1} Elo",
+            "continue": "no verdict yet",
+        }[result.verdict],  # fmt: skip
+    }
+
+
 class Progress:
     """One status line on stderr: games done, the first match's estimate with its interval, and the time left."""
 

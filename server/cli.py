@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import random
 import secrets
 import sys
@@ -282,7 +281,7 @@ def bench_strength(args: argparse.Namespace) -> int:
     if args.sprt:
         lineup = lineups[0]
         try:
-            elo0, elo1 = sprt_bounds(args.sprt)
+            elo0, elo1 = arena.sprt_bounds(args.sprt)
         except ValueError as err:
             print(f"atoll bench strength: --sprt {err}", file=sys.stderr)
             return 2
@@ -311,54 +310,14 @@ def bench_strength(args: argparse.Namespace) -> int:
     summary["command"] = "atoll bench strength " + " ".join(sys.argv[3:] if len(sys.argv) > 3 else [])
     if args.sprt:
         lineup = lineups[0]
-        groups = arena.complete_groups(lineup, [r for r in results if r["match"] == ",".join(lineup)])
-        verdict = stats_sprt(lineup, groups, args.sprt)
-        summary["sprt"] = verdict
+        games = [r for r in results if r["match"] == ",".join(lineup)]
+        summary["sprt"] = arena.sprt_report(lineup, games, elo0, elo1)
     if args.plot:
         arena.plot_strength(summary, tournament, Path(args.plot), args.against or names[-1])
     from search.bench import write_json
 
     write_json(summary, Path(args.summary) if args.summary else None)
     return 0
-
-
-def sprt_bounds(text: str) -> tuple[float, float]:
-    """``ELO0,ELO1`` with ELO0 < ELO1."""
-    parts = text.split(",")
-    try:
-        elo0, elo1 = (float(x) for x in parts)
-    except ValueError:
-        raise ValueError(f"takes ELO0,ELO1 (e.g. 0,30), not {text!r}") from None
-    if not (math.isfinite(elo0) and math.isfinite(elo1) and elo0 < elo1):
-        raise ValueError(f"takes two finite Elo bounds, the lower first (e.g. 0,30), not {text!r}")
-    return elo0, elo1
-
-
-def stats_sprt(lineup: list[str], groups: dict, bounds: str) -> dict:
-    from search import arena, stats
-
-    elo0, elo1 = sprt_bounds(bounds)
-    result = stats.group_sprt([arena.pair_score(lineup[0], g) for g in groups.values()], elo0, elo1, len(lineup))
-    counted = (
-        {"pentanomial": result.counts}
-        if result.outcomes is None
-        else {"group_scores": {f"{o:.4g}": c for o, c in zip(result.outcomes, result.counts, strict=True) if c}}
-    )
-    return {
-        "elo0": elo0,
-        "elo1": elo1,
-        "alpha": 0.05,
-        "beta": 0.05,
-        "llr": round(result.llr, 3),
-        "bounds": [round(result.lower, 3), round(result.upper, 3)],
-        "pairs" if len(lineup) == 2 else "deal_groups": result.pairs,
-        **counted,
-        "verdict": {
-            "H1": f"{lineup[0]} is stronger",
-            "H0": f"{lineup[0]} is not stronger by {elo1} Elo",
-            "continue": "no verdict yet",
-        }[result.verdict],  # fmt: skip
-    }
 
 
 def bench_speed(args: argparse.Namespace) -> int:

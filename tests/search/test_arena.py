@@ -463,6 +463,23 @@ def test_rows_pair_separate_runs_by_deal_and_plot_them(tmp_path):
     assert (tmp_path / "rows.png").stat().st_size > 1000
 
 
+def test_rows_report_each_rows_sprt_as_the_arena_judges_it(tmp_path, monkeypatch, capsys):
+    rows = _load_benchmark("rows")
+    strong = _row_file(tmp_path, "s", {"iterations": 3000}, [4, 3, 4, 4, 3, 4, 4, 4, 3, 4] * 4)  # 0.9 of the wins
+    even = _row_file(tmp_path, "e", {"iterations": 300}, [1, 1, 0, 2] * 5)  # 0.25: an equal share of four seats
+    summary = rows.rows([strong, even], sprt=(0.0, 30.0))[0]
+    verdict_strong, verdict_even = summary["matches"]["s,f,f,f"]["sprt"], summary["matches"]["e,f,f,f"]["sprt"]
+    games = rows.load([strong])
+    assert verdict_strong == rows.arena.sprt_report(["s", "f", "f", "f"], games, 0.0, 30.0)  # the arena's own report
+    assert verdict_strong["verdict"] == "s is stronger" and verdict_strong["deal_groups"] == 40
+    assert verdict_even["llr"] < 0 < verdict_strong["llr"]
+    assert "sprt" not in rows.rows([strong])[0]["matches"]["s,f,f,f"]  # only when asked
+    monkeypatch.setattr("sys.argv", ["rows.py", strong, "--sprt", "30,0"])
+    with pytest.raises(SystemExit) as exit_:
+        rows.main()
+    assert exit_.value.code == 2 and "lower first" in capsys.readouterr().err
+
+
 def test_rows_refuse_one_name_with_two_settings(tmp_path):
     rows = _load_benchmark("rows")
     first = _row_file(tmp_path / "a", "x", {"iterations": 300}, [1, 2]) if (tmp_path / "a").mkdir() is None else None
