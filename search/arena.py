@@ -539,12 +539,16 @@ def sprt_report(lineup: Sequence[str], games: list[dict], elo0: float, elo1: flo
 
 
 class Progress:
-    """One status line on stderr: games done, the first match's estimate with its interval, and the time left."""
+    """One status line on stderr: games done, the first match's estimate with its interval, the SPRT's LLR between
+    its bounds when ``sprt`` (ELO0, ELO1) is given, and the time left."""
 
-    def __init__(self, tournament: Tournament, total: int, stream=sys.stderr):
+    def __init__(
+        self, tournament: Tournament, total: int, stream=sys.stderr, sprt: tuple[float, float] | None = None
+    ) -> None:
         self.tournament = tournament
         self.total = total
         self.stream = stream
+        self.sprt = sprt
         self.started = time.monotonic()
         self.start_count: int | None = None
 
@@ -553,16 +557,21 @@ class Progress:
             self.start_count = len(results) - 1
         done = len(results)
         lineup = self.tournament.lineups[0]
-        match = summarize_match(lineup, [r for r in results if r["match"] == ",".join(lineup)])
+        games = [r for r in results if r["match"] == ",".join(lineup)]
+        match = summarize_match(lineup, games)
         first = match["configs"][lineup[0]]["mean_return"]
         rate = (done - self.start_count) / max(1e-9, time.monotonic() - self.started)
         eta = (self.total - done) / rate if rate > 0 else math.inf
         width = 24
         filled = int(width * done / max(1, self.total))
         estimate = "-" if math.isnan(first[0]) else f"{first[0]:.3f} [{first[1]:.3f}, {first[2]:.3f}]"
+        judged = ""
+        if self.sprt:
+            report = sprt_report(lineup, games, *self.sprt)
+            judged = f" | LLR {report['llr']:.2f} [{report['bounds'][0]:.2f}, {report['bounds'][1]:.2f}]"
         self.stream.write(
             f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} games | {lineup[0]} return {estimate}"
-            f" | ETA {format_seconds(eta)}   "
+            f"{judged} | ETA {format_seconds(eta)}   "
         )
         self.stream.flush()
 

@@ -277,7 +277,7 @@ def bench_strength(args: argparse.Namespace) -> int:
     except (ValueError, KeyError) as err:
         print(f"atoll bench strength: {err}", file=sys.stderr)
         return 2
-    stop = None
+    stop, bounds = None, None
     if args.sprt:
         lineup = lineups[0]
         try:
@@ -293,14 +293,14 @@ def bench_strength(args: argparse.Namespace) -> int:
             )
             return 2
         stop = arena.sprt_stop(",".join(lineup), lineup[0], elo0, elo1, lineup)
+        bounds = (elo0, elo1)
     total = sum(len(arena.seat_permutations(line)) for line in lineups) * args.deals
     out = Path(args.out) if args.out else None
     started = time.perf_counter()
     executor = arena.RayExecutor(args.ray) if args.ray else arena.local_executor(args.workers)
+    progress = None if args.quiet else arena.Progress(tournament, total, sprt=bounds)
     try:
-        results = arena.run(
-            tournament, out, executor, progress=None if args.quiet else arena.Progress(tournament, total), stop=stop
-        )
+        results = arena.run(tournament, out, executor, progress=progress, stop=stop)
     finally:
         executor.shutdown()
     if not args.quiet:

@@ -480,6 +480,20 @@ def test_rows_report_each_rows_sprt_as_the_arena_judges_it(tmp_path, monkeypatch
     assert exit_.value.code == 2 and "lower first" in capsys.readouterr().err
 
 
+def test_the_progress_line_shows_the_sprt_when_a_run_has_one(tmp_path):
+    import io
+    from types import SimpleNamespace
+
+    games = [json.loads(line) for line in Path(_row_file(tmp_path, "s", {}, [4, 3, 2] * 5)).read_text().splitlines()]
+    tournament = SimpleNamespace(lineups=[["s", "f", "f", "f"]])
+    judged, plain = io.StringIO(), io.StringIO()
+    arena.Progress(tournament, 80, stream=judged, sprt=(0.0, 30.0))(games)
+    arena.Progress(tournament, 80, stream=plain)(games)
+    llr = arena.sprt_report(["s", "f", "f", "f"], games, 0.0, 30.0)["llr"]
+    assert llr > 0.5 and f"| LLR {llr:.2f} [-2.94, 2.94] |" in judged.getvalue()
+    assert "60/80 games" in plain.getvalue() and "LLR" not in plain.getvalue()
+
+
 def test_rows_refuse_one_name_with_two_settings(tmp_path):
     rows = _load_benchmark("rows")
     first = _row_file(tmp_path / "a", "x", {"iterations": 300}, [1, 2]) if (tmp_path / "a").mkdir() is None else None
