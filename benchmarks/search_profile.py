@@ -11,7 +11,9 @@ profile=True)``), summarised as
   the nodes, the mean children of an expanded node there, and who moves into it (own / others / chance);
 - ``max_depth``, ``depth_of_half``: the deepest depth with a node, and the deepest that half the iterations reach;
 - ``next_turn_share``: the share of iterations that reached the seat's next turn in the tree (a turn: a run of the
-  seat's own moves that another seat's move ends), and ``turns_reached`` for every later turn.
+  seat's own moves that another seat's move ends), and ``turns_reached`` for every later turn;
+- ``decided_by``: the algorithm the defaults decide with there; where that grows no tree (Survive's set-up goes to
+  greedy), ``profiled_with`` names the setting the profiled search used instead.
 """
 
 import argparse
@@ -76,6 +78,20 @@ def summarise(profile: dict) -> dict:
     }
 
 
+def profile_position(state: engine_ext.State, seat: int, iterations: int, seed: int) -> dict:
+    """The profile of the tree the game's defaults grow at this decision. Where the defaults decide without a tree
+    (Survive's set-up placements go to greedy: ``setup_algorithm``), says so and profiles the tree a search would
+    grow there (``setup_algorithm="same"``), so the width of the set-up decisions stays in the table."""
+    result = search.suggest(state, seat, iterations=iterations, seed=seed, profile=True)
+    entry = {"decided_by": result.stats["algorithm"]}
+    if "profile" not in result.stats:
+        result = search.suggest(state, seat, iterations=iterations, seed=seed, profile=True, setup_algorithm="same")
+        entry["profiled_with"] = {"setup_algorithm": "same"}
+    entry["elapsed_ms"] = result.stats["elapsed_ms"]
+    entry.update(summarise(result.stats["profile"]))
+    return entry
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=30_000)
@@ -90,11 +106,9 @@ def main() -> None:
             for fraction in args.fractions:
                 state, step = position(game, players, fraction, args.seed)
                 seat = state.current_player()
-                result = search.suggest(state, seat, iterations=args.iterations, seed=args.seed, profile=True)
                 entry = {"game": game, "players": players, "fraction": fraction, "step": step, "seat": seat}
                 entry["legal_moves"] = len(state.legal_actions())
-                entry["elapsed_ms"] = result.stats["elapsed_ms"]
-                entry.update(summarise(result.stats["profile"]))
+                entry.update(profile_position(state, seat, args.iterations, args.seed))
                 report["positions"].append(entry)
     print(json.dumps(report, indent=2))
 

@@ -119,14 +119,17 @@ def opening_decision(name: str, players: int) -> engine_ext.State:
 
 
 def search_speed(name: str, players: int, seconds: float, threads: int = 1) -> dict:
-    """A time-budgeted ISMCTS from the game's first decision, default settings."""
+    """A time-budgeted ISMCTS from the game's first decision, default settings except that the search decides even
+    where the defaults hand the set-up to another algorithm (Survive's placements go to greedy, which grows no tree):
+    the opening is where the speed target is set."""
     state = opening_decision(name, players)
     seat = state.current_player()
-    search.suggest(state, seat, iterations=200)  # warm-up
-    stats = search.suggest(state, seat, time_ms=seconds * 1000, threads=threads).stats
+    search.suggest(state, seat, iterations=200, setup_algorithm="same")  # warm-up
+    stats = search.suggest(state, seat, time_ms=seconds * 1000, threads=threads, setup_algorithm="same").stats
     return {
         "players": players,
         "threads": threads,
+        "algorithm": stats["algorithm"],
         "iterations_per_s": stats["iterations_per_s"],
         "iterations": stats["iterations"],
         "nodes": stats["nodes"],
