@@ -56,6 +56,7 @@ def test_search_profile_profiles_set_up_and_play_positions():
             {"game", "configs"},
         ),
         ("phase_bias.py", ["--games", "1"], {"players", "heuristics"}),
+        ("fit_tide.py", ["--games", "2", "--rounds", "1", "--players", "2", "--weights", "points"], {"fitted", "loss"}),
     ],
 )
 def test_the_benchmark_scripts_run_at_a_tiny_size(script, args, keys):
