@@ -32,6 +32,18 @@ def test_search_speed_times_the_search_where_the_defaults_hand_the_set_up_to_gre
     assert report["nodes"] > 0 and report["iterations"] > 0
 
 
+def test_the_midgame_search_speed_times_the_search_at_set_up_positions_too(monkeypatch):
+    # Its positions at 10 % of a Survive game are set-up placements; greedy plays them at the defaults.
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import search_profile
+    import search_speed
+
+    opening = bench.opening_decision("survive", 2)
+    monkeypatch.setattr(search_profile, "position", lambda *args: (opening.clone(), 0))
+    report = search_speed.midgame_speed("survive", 2, 100, 1)
+    assert report["algorithms"] == ["ismcts"]
+
+
 def test_search_profile_profiles_set_up_and_play_positions():
     report = _run(
         "search_profile.py", "--iterations", "200", "--games", "survive", "--players", "2", "--fractions", "0", "0.5"
