@@ -88,10 +88,24 @@ def optional_pyplot():
 
 
 # --- executors --------------------------------------------------------------------------------------------------
-def local_executor(workers: int) -> Executor:
+class ArenaPool(ProcessPoolExecutor):
+    """The local pool, which can also end its workers mid-game (``abandon``)."""
+
+    def abandon(self) -> None:
+        """End the workers now, games in flight unfinished, and shut down: once ``run`` has stopped early (an SPRT
+        verdict), a game still being played would not be recorded, so waiting for it only wastes its minutes."""
+        workers = list((self._processes or {}).values())  # no public handle on the workers before Python 3.14
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.join()
+        self.shutdown(wait=True, cancel_futures=True)
+
+
+def local_executor(workers: int) -> ArenaPool:
     """A process pool started with spawn (gRPC and OpenMP break under fork). Its workers leave when the arena's
     process is gone, however it ended (a kill -9 included), instead of playing on with nobody to record their games."""
-    return ProcessPoolExecutor(
+    return ArenaPool(
         workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_leave_with_parent,
@@ -132,6 +146,10 @@ class RayExecutor(Executor):
         return self._remote.remote(*args, **kwargs).future()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._ray.shutdown()
+
+    def abandon(self) -> None:
+        """Games in flight are ended with the connection (``ray.shutdown``)."""
         self._ray.shutdown()
 
 
@@ -273,7 +291,9 @@ def run(
     in_flight: int = 8,
 ) -> list[dict]:
     """Play every game of ``tournament`` not already in ``path``, appending each finished game to it at once (an
-    interrupted run loses nothing and the same call continues it). ``stop(results)`` can end the run early (SPRT)."""
+    interrupted run loses nothing and the same call continues it). ``stop(results)`` can end the run early (SPRT):
+    an executor with an ``abandon`` method (``local_executor``'s) then ends the games in flight instead of finishing
+    them unrecorded, and is shut down."""
     results = load_results(path, tournament) if path else []
     done = {job_key(r) for r in results}
     pending = (job for job in tournament.jobs() if job_key(job) not in done)
@@ -282,6 +302,9 @@ def run(
     try:
         while True:
             if stop is not None and stop(results):
+                abandon = getattr(executor, "abandon", None)
+                if running and abandon is not None:
+                    abandon()
                 break
             while len(running) < in_flight:
                 job = next(pending, None)

@@ -61,6 +61,21 @@ def test_an_interrupted_run_continues_where_it_stopped_and_ends_as_a_full_run(tm
     assert comparable(resumed) == comparable(in_process(tournament))
 
 
+def test_a_run_stopped_early_ends_the_game_in_flight_instead_of_finishing_it_unrecorded(tmp_path):
+    import multiprocessing
+
+    path = tmp_path / "games.jsonl"
+    slow = BotSettings("ismcts", iterations=600_000)  # a game of about a second: still in flight at the stop
+    tournament = arena.Tournament("leduc_poker", 2, {"s": slow}, [["s", "s"]], 3, seed=4)
+    with arena.local_executor(1) as executor:
+        results = arena.run(tournament, path, executor, stop=lambda results: len(results) >= 1, in_flight=2)
+        assert multiprocessing.active_children() == []  # the worker was ended, not left playing
+    assert len(results) == 1
+    assert len(path.read_text().splitlines()) == 1
+    with arena.local_executor(1) as executor:
+        assert len(arena.run(tournament, path, executor)) == 3  # the abandoned game is played on resumption
+
+
 def test_a_file_from_other_configurations_is_refused(tmp_path):
     path = tmp_path / "games.jsonl"
     results = in_process(kuhn(1))
