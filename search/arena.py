@@ -554,8 +554,8 @@ def sprt_report(lineup: Sequence[str], games: list[dict], elo0: float, elo1: flo
         "pairs" if len(lineup) == 2 else "deal_groups": result.pairs,
         **counted,
         "verdict": {
-            "H1": f"{lineup[0]} is stronger",
-            "H0": f"{lineup[0]} is not stronger by {elo1} Elo",
+            "H1": f"{lineup[0]} is stronger" if elo0 == 0 else f"{lineup[0]} is stronger than {elo0:g} Elo",
+            "H0": f"{lineup[0]} is not stronger by {elo1:g} Elo",
             "continue": "no verdict yet",
         }[result.verdict],  # fmt: skip
     }

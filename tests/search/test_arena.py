@@ -488,6 +488,11 @@ def test_rows_report_each_rows_sprt_as_the_arena_judges_it(tmp_path, monkeypatch
     assert verdict_strong == rows.arena.sprt_report(["s", "f", "f", "f"], games, 0.0, 30.0)  # the arena's own report
     assert verdict_strong["verdict"] == "s is stronger" and verdict_strong["deal_groups"] == 40
     assert verdict_even["llr"] < 0 < verdict_strong["llr"]
+    # a threshold instead of "stronger at all": 0.9 of the wins is +572 Elo over each of three seats
+    assert rows.arena.sprt_report(["s", "f", "f", "f"], games, 300.0, 400.0)["verdict"] == "s is stronger than 300 Elo"
+    assert (
+        rows.arena.sprt_report(["s", "f", "f", "f"], games, 700.0, 800.0)["verdict"] == "s is not stronger by 800 Elo"
+    )
     assert "sprt" not in rows.rows([strong])[0]["matches"]["s,f,f,f"]  # only when asked
     monkeypatch.setattr("sys.argv", ["rows.py", strong, "--sprt", "30,0"])
     with pytest.raises(SystemExit) as exit_:
