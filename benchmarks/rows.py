@@ -14,7 +14,8 @@ their mean win shares per deal group has a much narrower interval than either ro
 every file into one Plackett-Luce fit (the field bot, which plays in every row, ties the scale); `--plot` draws win
 share against `--against` by iterations, one line per algorithm, as `atoll bench strength --plot` does for one run;
 `--sprt ELO0,ELO1` adds each one-against-field row's SPRT state (LLR, bounds, verdict) as `atoll bench strength
---sprt` would judge it: how far a run in progress, or one stopped early, has got.
+--sprt` would judge it: how far a run in progress, or one stopped early, has got; and `decided_after`, the deal
+groups after which it would have stopped a run played to a fixed size (H1 or H0 there), or null.
 
 Configurations are identified by name across files: a name given different settings in two files is an error (rename
 one run's configuration), and so is one whose settings read the same but resolved differently (the game's defaults
@@ -87,6 +88,18 @@ def challenger_shares(lineup: list[str], games: list[dict]) -> dict[int, float]:
     return {deal: arena.pair_score(lineup[0], group) for deal, group in arena.complete_groups(lineup, games).items()}
 
 
+def decided_after(lineup: list[str], games: list[dict], elo0: float, elo1: float) -> dict | None:
+    """Where the SPRT would have stopped a fixed-size run: the first number of complete deal groups, taken in deal
+    order, at which the LLR reaches a bound, with the verdict there; None if it never does. (A run under `--sprt`
+    counts groups as they finish, which with one worker is deal order.)"""
+    scores = [arena.pair_score(lineup[0], group) for group in arena.complete_groups(lineup, games).values()]
+    for count in range(1, len(scores) + 1):
+        verdict = stats.group_sprt(scores[:count], elo0, elo1, len(lineup)).verdict
+        if verdict != "continue":
+            return {"deal_groups": count, "verdict": verdict}
+    return None
+
+
 def rows(
     paths: list[str],
     reference: str | None = None,
@@ -114,6 +127,7 @@ def rows(
         summary["matches"][match]["minutes"] = round(sum(g["seconds"] for g in matches[match]) / 60, 1)
         if sprt and arena.one_against_field(lineup) and all(arena.returns_are_shares(g) for g in matches[match]):
             summary["matches"][match]["sprt"] = arena.sprt_report(lineup, matches[match], *sprt)
+            summary["matches"][match]["sprt"]["decided_after"] = decided_after(lineup, matches[match], *sprt)
     if reference:
         # The reference row is the reference file's first match (its games are among the results already).
         with open(reference) as lines:

@@ -485,9 +485,17 @@ def test_rows_report_each_rows_sprt_as_the_arena_judges_it(tmp_path, monkeypatch
     summary = rows.rows([strong, even], sprt=(0.0, 30.0))[0]
     verdict_strong, verdict_even = summary["matches"]["s,f,f,f"]["sprt"], summary["matches"]["e,f,f,f"]["sprt"]
     games = rows.load([strong])
-    assert verdict_strong == rows.arena.sprt_report(["s", "f", "f", "f"], games, 0.0, 30.0)  # the arena's own report
+    own = rows.arena.sprt_report(["s", "f", "f", "f"], games, 0.0, 30.0)  # the arena's own report
+    assert {k: v for k, v in verdict_strong.items() if k != "decided_after"} == own
     assert verdict_strong["verdict"] == "s is stronger" and verdict_strong["deal_groups"] == 40
     assert verdict_even["llr"] < 0 < verdict_strong["llr"]
+    decided = verdict_strong["decided_after"]  # where an SPRT run would have stopped: the first crossing in deal order
+    assert decided["verdict"] == "H1" and 1 < decided["deal_groups"] < 40, decided
+    deals = sorted({g["deal"] for g in games})
+    for count, crossed in ((decided["deal_groups"], True), (decided["deal_groups"] - 1, False)):
+        prefix = [g for g in games if g["deal"] in deals[:count]]
+        report = rows.arena.sprt_report(["s", "f", "f", "f"], prefix, 0.0, 30.0)
+        assert (report["llr"] >= report["bounds"][1]) is crossed, (count, report)
     # a threshold instead of "stronger at all": 0.9 of the wins is +572 Elo over each of three seats
     assert rows.arena.sprt_report(["s", "f", "f", "f"], games, 300.0, 400.0)["verdict"] == "s is stronger than 300 Elo"
     assert (
