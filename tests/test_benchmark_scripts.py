@@ -63,6 +63,22 @@ def test_search_profile_profiles_set_up_and_play_positions():
         ("speed.py", ["--seconds", "0.02", "--games", "survive"], {"machine", "games"}),
         ("search_speed.py", ["--seconds", "0.05", "--games", "small_islands"], {"small_islands"}),
         (
+            "search_speed.py",
+            [
+                "--midgame",
+                "--iterations",
+                "30",
+                "--repeats",
+                "1",
+                "--games",
+                "kuhn_poker",
+                "--algorithms",
+                "ismcts",
+                "pimc",
+            ],
+            {"kuhn_poker"},
+        ),
+        (
             "decision_stability.py",
             ["--positions", "1", "--seeds", "2", "--iterations", "50", "--reference-iterations", "100"],
             {"game", "configs"},
