@@ -137,6 +137,7 @@ cdef struct Walk:
     double* raw             # per seat: returns of the playout
     double* scaled          # per seat: returns scaled to [0, 1]
     double* baseline        # per seat: the root's heuristic value in this world (0.5 without a control variate)
+    bint baseline_ready     # ``baseline`` holds the root's value already (a search that does not resample worlds)
     double win              # the searching seat's win share of the playout
     Halving* halving        # NULL: the root selects by UCB like every node
     int leaf_turn           # the turn owner where the iteration's last tree move was made (``playout_to``)

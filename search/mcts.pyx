@@ -308,6 +308,7 @@ cdef int walk_init(Walk* w, const GameVTable* vt, int trees, int players) noexce
     w.kept_scored = <double*>malloc(players * sizeof(double))
     w.kept_action = -1
     w.kept_ready = False
+    w.baseline_ready = False
     w.halving = NULL
     w.legal = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
     w.untried = <int32_t*>malloc(vt.max_actions * sizeof(int32_t))
@@ -359,10 +360,14 @@ cdef void sample_world(const GameVTable* vt, const void* root, const Params* prm
     # Control variate: the tree learns each move's value relative to the heuristic value of the root in the same
     # sampled world. The baseline does not depend on the moves chosen, so rankings stay unbiased, while the noise
     # that resampled hidden facts add to every evaluation of this iteration cancels.
-    for t in range(prm.players):
-        w.baseline[t] = 0.5
-    if prm.heuristic != NULL and prm.baseline:
-        prm.heuristic(w.world, w.baseline)
+    # Without resampling (PIMC's world, the clairvoyant's true state) every iteration starts from the same position,
+    # so its baseline is scored once.
+    if resample or not w.baseline_ready:
+        for t in range(prm.players):
+            w.baseline[t] = 0.5
+        if prm.heuristic != NULL and prm.baseline:
+            prm.heuristic(w.world, w.baseline)
+        w.baseline_ready = not resample
     for t in range(prm.players):
         out.baseline_sum[t] += w.baseline[t]
     for t in range(w.trees):
