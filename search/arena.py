@@ -19,6 +19,7 @@ import math
 import multiprocessing
 import os
 import random
+import signal
 import statistics
 import sys
 import threading
@@ -117,7 +118,9 @@ PARENT_CHECK_S = 0.5
 
 
 def _leave_with_parent(parent: int) -> None:
-    """Worker initializer: a daemon thread that ends the worker once its parent is no longer ``parent``."""
+    """Worker initializer: a daemon thread that ends the worker once its parent is no longer ``parent``. A Ctrl-C
+    reaches the workers too; they leave it to the arena, which ends them (``abandon``) and says how to resume."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -293,12 +296,14 @@ def run(
     """Play every game of ``tournament`` not already in ``path``, appending each finished game to it at once (an
     interrupted run loses nothing and the same call continues it). ``stop(results)`` can end the run early (SPRT):
     an executor with an ``abandon`` method (``local_executor``'s) then ends the games in flight instead of finishing
-    them unrecorded, and is shut down."""
+    them unrecorded, and is shut down; so does a Ctrl-C, which then reaches the caller."""
     results = load_results(path, tournament) if path else []
     done = {job_key(r) for r in results}
     pending = (job for job in tournament.jobs() if job_key(job) not in done)
     running: set[Future] = set()
     sink = open(path, "a") if path else None  # noqa: SIM115 - closed below, appended to as games finish
+    if sink and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
+        sink.write("\n")  # a last line cut short by a kill stays alone: the next game must not be glued to it
     try:
         while True:
             if stop is not None and stop(results):
@@ -322,6 +327,11 @@ def run(
                     sink.flush()
             if progress:
                 progress(results)
+    except KeyboardInterrupt:
+        abandon = getattr(executor, "abandon", None)
+        if running and abandon is not None:
+            abandon()  # Ctrl-C: the games in flight would not be recorded; end them before the caller hears of it
+        raise
     finally:
         for future in running:
             future.cancel()

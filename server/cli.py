@@ -301,6 +301,13 @@ def bench_strength(args: argparse.Namespace) -> int:
     progress = None if args.quiet else arena.Progress(tournament, total, sprt=bounds)
     try:
         results = arena.run(tournament, out, executor, progress=progress, stop=stop)
+    except KeyboardInterrupt:  # arena.run has ended the games in flight
+        if out:
+            kept = f"{len(arena.load_results(out, tournament))} games are in {out}. The same command resumes the run."
+        else:
+            kept = "nothing was kept (no --out)."
+        print(f"\natoll bench strength: interrupted; {kept}", file=sys.stderr)
+        return 130
     finally:
         executor.shutdown()
     if not args.quiet:

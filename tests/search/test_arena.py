@@ -59,6 +59,8 @@ def test_an_interrupted_run_continues_where_it_stopped_and_ends_as_a_full_run(tm
         resumed = arena.run(tournament, path, executor)
     assert len(resumed) == 12
     assert comparable(resumed) == comparable(in_process(tournament))
+    # The cut line stays alone on its line: the first game played after it is read back from the file too.
+    assert comparable(arena.load_results(path, tournament)) == comparable(resumed)
 
 
 def test_a_run_stopped_early_ends_the_game_in_flight_instead_of_finishing_it_unrecorded(tmp_path):
@@ -425,6 +427,35 @@ def test_workers_leave_when_the_arena_is_killed(tmp_path):
     for pid in left:  # leave the machine clean even when the check fails
         os.kill(pid, signal.SIGKILL)
     assert not left
+
+
+def test_ctrl_c_ends_the_run_with_a_line_on_how_to_resume_and_the_rerun_finishes_it(tmp_path):
+    # A terminal's Ctrl-C reaches the arena and its workers (one process group): the arena ends the games in flight,
+    # says where the finished ones are, and exits 130 without a traceback; rerunning the command plays the rest.
+    out = tmp_path / "games.jsonl"
+    command = [sys.executable, "-m", "server.cli", "bench", "strength", "--game", "islet", "--players", "2",
+               "--bot", "a=ismcts,iterations=1000", "--bot", "g=greedy", "--deals", "10", "--out", str(out),
+               "--workers", "2", "--quiet"]  # fmt: skip
+
+    def as_from_a_terminal() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background child of a script starts with SIGINT ignored
+        os.setpgrp()
+
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=as_from_a_terminal)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (out.exists() and out.read_text().count("\n") >= 1):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    err = err.decode()
+    kept = [json.loads(line) for line in out.read_text().splitlines()]
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert f"interrupted; {len(kept)} games are in {out}. The same command resumes the run." in err
+    assert 1 <= len(kept) < 20
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["games"] == 20
+    games = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(games) == 20 and len({(g["deal"], tuple(g["seats"])) for g in games}) == 20
 
 
 def _load_benchmark(name: str):
