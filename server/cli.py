@@ -443,7 +443,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:  # a command without its own word on it (serve and bench strength have theirs)
+        print("\natoll: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -99,3 +99,21 @@ def test_play_small_islands_shows_the_display_hand_and_objectives():
     assert out.returncode == 0, out.stderr
     assert "display: 1:" in out.stdout and "your hand:" in out.stdout and "keep O" in out.stdout
     assert "chance: deal a tile" in out.stdout
+
+
+def test_ctrl_c_ends_a_command_with_one_line_and_exit_code_130():
+    import os
+    import signal
+    import time
+
+    def as_from_a_terminal() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background child of a script starts with SIGINT ignored
+        os.setpgrp()
+
+    command = ["atoll", "bench", "metrics", "--games", "islet", "--games-per-count", "100000", "--greedy-deals", "0"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={"PATH": BIN},
+                            preexec_fn=as_from_a_terminal)  # fmt: skip
+    time.sleep(3)  # within its random games, which take far longer
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.decode().strip() == "atoll: interrupted", err.decode()
