@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import random
 import secrets
 import sys
@@ -12,6 +13,37 @@ import time
 
 import engine_ext
 import search
+
+
+def at_least(lowest: int):
+    """An argparse type: a whole number no smaller than ``lowest``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < lowest:
+            raise argparse.ArgumentTypeError(f"expected at least {lowest}, got {value}")
+        return value
+
+    return parse
+
+
+def output_file(text: str) -> str:
+    """An argparse type: a file to write, whose folder is created when missing (``runs/`` on a fresh clone)."""
+    from pathlib import Path
+
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder; name a file in it")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise argparse.ArgumentTypeError(f"cannot create the folder {path.parent}: {err.strerror}") from None
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"{text} cannot be written here")
+    return text
 
 
 def play_random_game(name: str, players: int, seed: int) -> engine_ext.State:
@@ -404,36 +436,40 @@ def build_parser() -> argparse.ArgumentParser:
         "--lineup", action="append", default=[], metavar="NAME,NAME,...",
         help="the configuration at each seat; every seat permutation is played per deal (default: every pair)",
     )  # fmt: skip
-    cmd.add_argument("--deals", type=int, default=100, help="deal groups per lineup")
+    cmd.add_argument("--deals", type=at_least(1), default=100, help="deal groups per lineup")
     cmd.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (atoll games lists them)")
     cmd.add_argument("--seed", type=int, default=0)
-    cmd.add_argument("--out", help="JSONL file of finished games: a rerun of the same command continues it")
-    cmd.add_argument("--summary", help="also write the JSON summary here")
-    cmd.add_argument("--workers", type=int, default=2, help="local worker processes (spawn)")
+    cmd.add_argument(
+        "--out", type=output_file, help="JSONL file of finished games: a rerun of the same command continues it"
+    )
+    cmd.add_argument("--summary", type=output_file, help="also write the JSON summary here")
+    cmd.add_argument("--workers", type=at_least(1), default=2, help="local worker processes (spawn)")
     cmd.add_argument("--ray", metavar="ADDRESS", help="run the games on Ray (auto, ray://host:port, local:N)")
     cmd.add_argument(
         "--sprt",
         metavar="ELO0,ELO1",
         help="stop when the SPRT on the first lineup (A,B or A,B,B,B) decides: is A stronger than B by ELO1",
     )
-    cmd.add_argument("--plot", help="PNG: win share by iterations, one line per algorithm")
+    cmd.add_argument("--plot", type=output_file, help="PNG: win share by iterations, one line per algorithm")
     cmd.add_argument("--against", help="the opponent the plot measures against (default: the last --bot)")
     cmd.add_argument("--quiet", action="store_true", help="no progress line")
     cmd.set_defaults(run=bench_strength)
     cmd = bench.add_parser("speed", help="engine and search speed of every game (and OpenSpiel's, if installed)")
     cmd.add_argument("--games", nargs="*")
     cmd.add_argument("--seconds", type=float, default=1.0)
-    cmd.add_argument("--threads", type=int, default=1)
+    cmd.add_argument("--threads", type=at_least(1), default=1)
     cmd.add_argument("--no-openspiel", action="store_true")
-    cmd.add_argument("--out")
-    cmd.add_argument("--plot")
+    cmd.add_argument("--out", type=output_file)
+    cmd.add_argument("--plot", type=output_file)
     cmd.set_defaults(run=bench_speed)
     cmd = bench.add_parser("metrics", help="game length, branching, chance, hidden facts, seat advantage")
     cmd.add_argument("--games", nargs="*")
-    cmd.add_argument("--games-per-count", type=int, default=200, help="random games per game and player count")
-    cmd.add_argument("--greedy-deals", type=int, default=20, help="duplicate deals of greedy against random (0: skip)")
-    cmd.add_argument("--workers", type=int, default=2)
-    cmd.add_argument("--out")
+    cmd.add_argument("--games-per-count", type=at_least(1), default=200, help="random games per game and player count")
+    cmd.add_argument(
+        "--greedy-deals", type=at_least(0), default=20, help="duplicate deals of greedy against random (0: skip)"
+    )
+    cmd.add_argument("--workers", type=at_least(1), default=2)
+    cmd.add_argument("--out", type=output_file)
     cmd.set_defaults(run=bench_metrics)
     cmd = commands.add_parser("demo", help="play one random game of every registered game and print it")
     cmd.add_argument("--seed", type=int, default=0)

@@ -117,3 +117,22 @@ def test_ctrl_c_ends_a_command_with_one_line_and_exit_code_130():
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err.decode().strip() == "atoll: interrupted", err.decode()
+
+
+def test_bench_strength_writes_into_a_missing_folder_and_refuses_bad_counts_and_paths(tmp_path):
+    # The README's commands write to runs/, which a fresh clone does not have.
+    base = ["bench", "strength", "--game", "islet", "--bot", "a=greedy", "--bot", "b=random", "--quiet"]
+    out = tmp_path / "runs" / "ab.jsonl"
+    done = atoll(*base, "--deals", "1", "--out", str(out), "--summary", str(tmp_path / "sums" / "ab.json"))
+    assert done.returncode == 0, done.stderr
+    assert len(out.read_text().splitlines()) == 2 and json.loads((tmp_path / "sums" / "ab.json").read_text())["games"]
+    refused = [
+        (["--deals", "0"], "argument --deals: expected at least 1, got 0"),
+        (["--workers", "0"], "argument --workers: expected at least 1, got 0"),
+        (["--deals", "many"], "argument --deals: expected a whole number, got 'many'"),
+        (["--out", str(tmp_path)], f"argument --out: {tmp_path} is a folder; name a file in it"),
+        (["--plot", str(out / "x.png")], "argument --plot: cannot create the folder"),
+    ]
+    for extra, message in refused:
+        done = atoll(*base, *extra)
+        assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
