@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import random
 import secrets
@@ -15,16 +16,32 @@ import engine_ext
 import search
 
 
-def at_least(lowest: int):
-    """An argparse type: a whole number no smaller than ``lowest``."""
+def at_least(lowest: int, highest: int | None = None):
+    """An argparse type: a whole number from ``lowest`` (to ``highest``)."""
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < lowest:
-            raise argparse.ArgumentTypeError(f"expected at least {lowest}, got {value}")
+        if value < lowest or (highest is not None and value > highest):
+            wanted = f"at least {lowest}" if highest is None else f"{lowest} to {highest}"
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {value}")
+        return value
+
+    return parse
+
+
+def amount(positive: bool):
+    """An argparse type: a finite number above 0 (``positive``) or from 0."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value) or value < 0 or (positive and value == 0):
+            raise argparse.ArgumentTypeError(f"expected a number {'above' if positive else 'from'} 0, got {text}")
         return value
 
     return parse
@@ -388,12 +405,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     cmd = commands.add_parser("serve", help="run the gRPC server")
     cmd.add_argument("--host", default="127.0.0.1")
-    cmd.add_argument("--port", type=int, default=50051, help="0 picks a free port (printed at start)")
+    cmd.add_argument("--port", type=at_least(0, 65535), default=50051, help="0 picks a free port (printed at start)")
     cmd.add_argument("--db", default=None, help="SQLite file for hosted games (default: under the user data dir)")
-    cmd.add_argument("--max-searches", type=int, default=None, help="searches at once (default: 2 per core)")
+    cmd.add_argument("--max-searches", type=at_least(1), default=None, help="searches at once (default: 2 per core)")
     cmd.add_argument(
         "--kept-trees-mb",
-        type=float,
+        type=amount(positive=False),
         default=None,
         help="memory for hosted bots' kept search trees, all games together (default: 256); past it the least "
         "recently played games' trees are released and rebuilt by replay when they go on (0: none are kept, and a "
@@ -408,7 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument(f"--{name}", default=None, help="game option: " + "; ".join(helps))
     cmd.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (atoll games lists them)")
     cmd.add_argument("--seed", type=int, default=None, help="a fixed seed makes the deal predictable (default: secret)")
-    cmd.add_argument("--iterations", type=int, default=1000)
+    cmd.add_argument("--iterations", type=at_least(1), default=1000)
     cmd.set_defaults(run=play)
     cmd = commands.add_parser("games", help="list the registered games, their seats and options")
     cmd.set_defaults(run=games)
@@ -416,11 +433,11 @@ def build_parser() -> argparse.ArgumentParser:
         "suggest", help="one-shot analysis of a seat's observation or GetView JSON file ('-' for stdin)"
     )
     cmd.add_argument("observation")
-    cmd.add_argument("--iterations", type=int, default=None)
-    cmd.add_argument("--time-ms", type=float, default=None)
-    cmd.add_argument("--threads", type=int, default=1)
+    cmd.add_argument("--iterations", type=at_least(1), default=None)
+    cmd.add_argument("--time-ms", type=amount(positive=True), default=None)
+    cmd.add_argument("--threads", type=at_least(1), default=1)
     cmd.add_argument("--seed", type=int, default=0)
-    cmd.add_argument("--top-k", type=int, default=5)
+    cmd.add_argument("--top-k", type=at_least(1), default=5)
     cmd.set_defaults(run=suggest)
     bench = commands.add_parser("bench", help="strength tournaments, speed and game-metric reports").add_subparsers(
         dest="report", required=True
@@ -455,15 +472,15 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--quiet", action="store_true", help="no progress line")
     cmd.set_defaults(run=bench_strength)
     cmd = bench.add_parser("speed", help="engine and search speed of every game (and OpenSpiel's, if installed)")
-    cmd.add_argument("--games", nargs="*")
-    cmd.add_argument("--seconds", type=float, default=1.0)
+    cmd.add_argument("--games", nargs="*", choices=engine_ext.GAMES)
+    cmd.add_argument("--seconds", type=amount(positive=True), default=1.0)
     cmd.add_argument("--threads", type=at_least(1), default=1)
     cmd.add_argument("--no-openspiel", action="store_true")
     cmd.add_argument("--out", type=output_file)
     cmd.add_argument("--plot", type=output_file)
     cmd.set_defaults(run=bench_speed)
     cmd = bench.add_parser("metrics", help="game length, branching, chance, hidden facts, seat advantage")
-    cmd.add_argument("--games", nargs="*")
+    cmd.add_argument("--games", nargs="*", choices=engine_ext.GAMES)
     cmd.add_argument("--games-per-count", type=at_least(1), default=200, help="random games per game and player count")
     cmd.add_argument(
         "--greedy-deals", type=at_least(0), default=20, help="duplicate deals of greedy against random (0: skip)"

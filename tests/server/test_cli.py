@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from google.protobuf import json_format
 
 import engine_ext
@@ -136,3 +137,23 @@ def test_bench_strength_writes_into_a_missing_folder_and_refuses_bad_counts_and_
     for extra, message in refused:
         done = atoll(*base, *extra)
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["serve", "--port", "99999"], "argument --port: expected 0 to 65535, got 99999"),  # grpc would wrap it
+        (["serve", "--port", "-1"], "argument --port: expected 0 to 65535, got -1"),
+        (["serve", "--max-searches", "0"], "argument --max-searches: expected at least 1, got 0"),
+        (["serve", "--kept-trees-mb", "-1"], "argument --kept-trees-mb: expected a number from 0, got -1"),
+        (["play", "survive", "--iterations", "0"], "argument --iterations: expected at least 1, got 0"),
+        (["suggest", "-", "--time-ms", "nan"], "argument --time-ms: expected a number above 0, got nan"),
+        (["suggest", "-", "--top-k", "0"], "argument --top-k: expected at least 1, got 0"),
+        (["bench", "speed", "--seconds", "0"], "argument --seconds: expected a number above 0, got 0"),
+        (["bench", "speed", "--games", "chess"], "argument --games: invalid choice: 'chess'"),
+        (["bench", "metrics", "--games", "chess"], "argument --games: invalid choice: 'chess'"),
+    ],
+)
+def test_a_bad_number_or_name_on_the_command_line_is_a_usage_error(args, message):
+    done = atoll(*args)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
