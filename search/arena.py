@@ -135,12 +135,20 @@ class RayExecutor(Executor):
     ``"local:N"`` for a local cluster of N CPUs)."""
 
     def __init__(self, address: str):
+        """ValueError when ``address`` names no cluster this process can start or reach."""
+        if address.startswith("local:"):
+            cpus = address.split(":", 1)[1]
+            if not cpus.isdigit() or int(cpus) < 1:
+                raise ValueError(f"a local Ray cluster takes local:N with N CPUs, at least 1; got {address!r}")
         ray = optional("ray", "ray")
         self._ray = ray
-        if address.startswith("local:"):
-            ray.init(num_cpus=int(address.split(":", 1)[1]), include_dashboard=False, ignore_reinit_error=True)
-        else:
-            ray.init(address=address, ignore_reinit_error=True)
+        try:
+            if address.startswith("local:"):
+                ray.init(num_cpus=int(cpus), include_dashboard=False, ignore_reinit_error=True)
+            else:
+                ray.init(address=address, ignore_reinit_error=True)
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            raise ValueError(f"no Ray cluster at {address!r}: {err}") from None
         self._remote = ray.remote(num_cpus=1)(_play_job)
 
     def submit(self, fn: Callable, /, *args, **kwargs) -> Future:

@@ -346,7 +346,11 @@ def bench_strength(args: argparse.Namespace) -> int:
     total = sum(len(arena.seat_permutations(line)) for line in lineups) * args.deals
     out = Path(args.out) if args.out else None
     started = time.perf_counter()
-    executor = arena.RayExecutor(args.ray) if args.ray else arena.local_executor(args.workers)
+    try:
+        executor = arena.RayExecutor(args.ray) if args.ray else arena.local_executor(args.workers)
+    except (ValueError, RuntimeError) as err:  # RuntimeError: Ray is not installed
+        print(f"atoll bench strength: --ray: {err}", file=sys.stderr)
+        return 2
     progress = None if args.quiet else arena.Progress(tournament, total, sprt=bounds)
     try:
         results = arena.run(tournament, out, executor, progress=progress, stop=stop)

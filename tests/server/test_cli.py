@@ -157,3 +157,13 @@ def test_bench_strength_writes_into_a_missing_folder_and_refuses_bad_counts_and_
 def test_a_bad_number_or_name_on_the_command_line_is_a_usage_error(args, message):
     done = atoll(*args)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_ray_address_without_a_cluster_is_one_line_on_stderr():
+    base = ["bench", "strength", "--game", "islet", "--bot", "a=greedy", "--bot", "b=random", "--deals", "1"]
+    done = atoll(*base, "--ray", "local:0")
+    assert done.returncode == 2 and "--ray: a local Ray cluster takes local:N with N CPUs, at least 1" in done.stderr
+    pytest.importorskip("ray")
+    done = atoll(*base, "--ray", "auto")  # no cluster runs here
+    assert done.returncode == 2 and "--ray: no Ray cluster at 'auto'" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
