@@ -323,7 +323,11 @@ def bench_strength(args: argparse.Namespace) -> int:
         info = engine_ext.game_info(args.game)
         options = {name: info.option(name).parse(value) for name, value in option_pairs(args.option).items()}
         tournament = arena.Tournament(args.game, args.players, configs, lineups, args.deals, args.seed, options)
-    except (ValueError, KeyError) as err:
+        if args.plot:
+            arena.optional_pyplot()  # before the games, not after them: the plot is drawn last
+        if args.against is not None and args.against not in configs:
+            raise ValueError(f"--against {args.against!r} is not one of the --bot names ({', '.join(names)})")
+    except (ValueError, KeyError, RuntimeError) as err:
         print(f"atoll bench strength: {err}", file=sys.stderr)
         return 2
     stop, bounds = None, None

@@ -133,6 +133,7 @@ def test_bench_strength_writes_into_a_missing_folder_and_refuses_bad_counts_and_
         (["--deals", "many"], "argument --deals: expected a whole number, got 'many'"),
         (["--out", str(tmp_path)], f"argument --out: {tmp_path} is a folder; name a file in it"),
         (["--plot", str(out / "x.png")], "argument --plot: cannot create the folder"),
+        (["--plot", str(tmp_path / "p.png"), "--against", "c"], "--against 'c' is not one of the --bot names (a, b)"),
     ]
     for extra, message in refused:
         done = atoll(*base, *extra)
