@@ -435,10 +435,6 @@ def _as_state(state_or_observation) -> engine_ext.State:
 
 
 def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, allow_cheat: bool) -> None:
-    if config.algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {config.algorithm!r}")
-    if config.algorithm == "cheat" and not allow_cheat:
-        raise ValueError("algorithm: 'cheat' reads hidden information and is only for benchmarks")
     if not 0 <= seat < state.num_players():
         raise ValueError(f"seat: expected 0..{state.num_players() - 1}, got {seat}")
     if state.current_player() != seat:
@@ -446,6 +442,16 @@ def _check_request(state: engine_ext.State, seat: int, config: SearchConfig, all
             state.current_player(), f"seat {state.current_player()}"
         )
         raise ValueError(f"seat: seat {seat} is not to act; {who} is")
+    check_config(config, state, allow_cheat)
+
+
+def check_config(config: SearchConfig, state: engine_ext.State, allow_cheat: bool = False) -> None:
+    """ValueError naming the first setting of ``config`` that a search of ``state``'s game would refuse (what
+    ``suggest`` checks before it searches, and the arena before it plays a game)."""
+    if config.algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {config.algorithm!r}")
+    if config.algorithm == "cheat" and not allow_cheat:
+        raise ValueError("algorithm: 'cheat' reads hidden information and is only for benchmarks")
     if config.iterations is not None and config.iterations < 1:
         raise ValueError(f"iterations: expected at least 1, got {config.iterations}")
     if config.time_ms is not None and not 0 < config.time_ms < float("inf"):

@@ -32,6 +32,7 @@ from dataclasses import fields as dataclass_fields
 from pathlib import Path
 
 import engine_ext
+import search
 from search import play, stats
 from search.play import BotSettings, Position
 
@@ -179,6 +180,14 @@ class Tournament:
 
     def __post_init__(self) -> None:
         engine_ext.game_info(self.game).check_players(self.players)
+        if self.deals < 0 or self.seed < 0:
+            raise ValueError(f"deals and seed: expected 0 or more, got {self.deals} and {self.seed}")
+        state = play.new_game(self.game, self.players, self.seed, self.options)
+        for name, settings in self.configs.items():
+            try:
+                search.check_config(settings, state, allow_cheat=True)  # the arena may measure the cheat bound
+            except ValueError as err:
+                raise ValueError(f"configuration {name!r}: {err}") from None
         for lineup in self.lineups:
             if len(lineup) != self.players:
                 raise ValueError(f"lineup {lineup} does not have {self.players} seats")
@@ -687,12 +696,14 @@ def parse_config(text: str, game: str) -> tuple[str, BotSettings]:
             if value.lower() not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
                 raise ValueError(f"{text!r}: {key} is true or false, not {value!r}")
             fields[key] = value.lower() in ("1", "true", "yes", "on")
-        elif kind == "float":
-            fields[key] = float(value)
         elif kind == "str":
             fields[key] = value
         else:
-            fields[key] = int(value)
+            try:
+                fields[key] = float(value) if kind == "float" else int(value)
+            except ValueError:
+                wanted = "a number" if kind == "float" else "a whole number"
+                raise ValueError(f"{text!r}: {key} is {wanted}, not {value!r}") from None
     return name, BotSettings(**fields)
 
 

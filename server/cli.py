@@ -11,6 +11,7 @@ import random
 import secrets
 import sys
 import time
+from collections import Counter
 
 import engine_ext
 import search
@@ -317,7 +318,11 @@ def bench_strength(args: argparse.Namespace) -> int:
     from search import arena
 
     try:
-        configs = dict(arena.parse_config(text, args.game) for text in args.bot)
+        parsed = [arena.parse_config(text, args.game) for text in args.bot]
+        twice = sorted(name for name, count in Counter(name for name, _ in parsed).items() if count > 1)
+        if twice:
+            raise ValueError(f"--bot names must differ; given more than once: {', '.join(twice)}")
+        configs = dict(parsed)
         names = list(configs)
         lineups = [line.split(",") for line in args.lineup] or arena.default_lineups(names, args.players)
         info = engine_ext.game_info(args.game)
@@ -463,7 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     cmd.add_argument("--deals", type=at_least(1), default=100, help="deal groups per lineup")
     cmd.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (atoll games lists them)")
-    cmd.add_argument("--seed", type=int, default=0)
+    cmd.add_argument("--seed", type=at_least(0), default=0)
     cmd.add_argument(
         "--out", type=output_file, help="JSONL file of finished games: a rerun of the same command continues it"
     )

@@ -591,3 +591,12 @@ def test_rows_read_a_setting_added_since_a_record_as_its_former_behaviour(tmp_pa
     turn = _row_file(tmp_path / "c", "x", {"iterations": 3000}, [2, 3], resolved=now | {"playout_to": "turn"})
     with pytest.raises(ValueError, match=r"'x' resolved differently.*\['playout_candidates', 'playout_to'\]"):
         rows.rows([first, turn])
+
+
+def test_a_tournament_refuses_a_configuration_its_games_would_fail_on_before_playing_any():
+    bad = {"c": BotSettings("ismcts", iterations=0), "r": FAST["r"]}
+    with pytest.raises(ValueError, match="configuration 'c': iterations: expected at least 1, got 0"):
+        arena.Tournament("kuhn_poker", 2, bad, [["c", "r"]], 1)
+    with pytest.raises(ValueError, match="configuration 'c': minimax"):
+        arena.Tournament("kuhn_poker", 2, {"c": BotSettings("ismcts", minimax=2.0)}, [["c", "c"]], 1)
+    assert arena.Tournament("kuhn_poker", 2, {"c": BotSettings("cheat")}, [["c", "c"]], 1)  # the bound it may measure

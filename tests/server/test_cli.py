@@ -134,6 +134,11 @@ def test_bench_strength_writes_into_a_missing_folder_and_refuses_bad_counts_and_
         (["--out", str(tmp_path)], f"argument --out: {tmp_path} is a folder; name a file in it"),
         (["--plot", str(out / "x.png")], "argument --plot: cannot create the folder"),
         (["--plot", str(tmp_path / "p.png"), "--against", "c"], "--against 'c' is not one of the --bot names (a, b)"),
+        (["--bot", "a=ismcts"], "--bot names must differ; given more than once: a"),
+        (["--bot", "c=ismcts,iterations=-4"], "configuration 'c': iterations: expected at least 1, got -4"),
+        (["--bot", "c=ismcts,heuristic=nosuch"], "configuration 'c': heuristic: islet offers"),
+        (["--bot", "c=ismcts,exploration=abc"], "'c=ismcts,exploration=abc': exploration is a number, not 'abc'"),
+        (["--seed", "-1"], "argument --seed: expected at least 0, got -1"),
     ]
     for extra, message in refused:
         done = atoll(*base, *extra)
