@@ -194,9 +194,11 @@ def test_the_servers_tree_memory_is_set_by_its_option(tmp_path):
 def test_a_bad_tree_memory_is_a_clear_error_at_the_command_line(tmp_path, capsys):
     from server.cli import build_parser
 
-    args = build_parser().parse_args(["serve", "--port", "0", "--db", str(tmp_path / "c.db"), "--kept-trees-mb", "-1"])
-    assert args.run(args) == 2
-    assert "atoll serve: kept_trees_mb" in capsys.readouterr().err
+    for bad in ("-1", "inf", "lots"):
+        with pytest.raises(SystemExit) as refused:
+            build_parser().parse_args(["serve", "--port", "0", "--db", str(tmp_path / "c.db"), "--kept-trees-mb", bad])
+        assert refused.value.code == 2
+        assert "argument --kept-trees-mb: expected a number" in capsys.readouterr().err
 
 
 def test_a_restart_rebuilds_beliefs_from_the_moves_by_showing_them_again_without_searching(tmp_path, searches):
