@@ -98,7 +98,7 @@ class ArenaPool(ProcessPoolExecutor):
         verdict), a game still being played would not be recorded, so waiting for it only wastes its minutes."""
         workers = list((self._processes or {}).values())  # no public handle on the workers before Python 3.14
         for worker in workers:
-            worker.terminate()
+            worker.kill()  # SIGKILL: the workers ignore SIGINT and SIGTERM
         for worker in workers:
             worker.join()
         self.shutdown(wait=True, cancel_futures=True)
@@ -120,8 +120,10 @@ PARENT_CHECK_S = 0.5
 
 def _leave_with_parent(parent: int) -> None:
     """Worker initializer: a daemon thread that ends the worker once its parent is no longer ``parent``. A Ctrl-C
-    reaches the workers too; they leave it to the arena, which ends them (``abandon``) and says how to resume."""
+    reaches the workers too, and so does a SIGTERM sent to the whole group (systemd stopping a unit, a cluster's
+    preemption); they leave both to the arena, which ends them (``abandon``) and says how to resume."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -9,6 +9,7 @@ import math
 import os
 import random
 import secrets
+import signal
 import sys
 import time
 from collections import Counter
@@ -363,13 +364,14 @@ def bench_strength(args: argparse.Namespace) -> int:
     progress = None if args.quiet else arena.Progress(tournament, total, sprt=bounds)
     try:
         results = arena.run(tournament, out, executor, progress=progress, stop=stop)
-    except KeyboardInterrupt:  # arena.run has ended the games in flight
+    except KeyboardInterrupt as err:  # arena.run has ended the games in flight (a Ctrl-C or a SIGTERM)
         if out:
             kept = f"{len(arena.load_results(out, tournament))} games are in {out}. The same command resumes the run."
         else:
             kept = "nothing was kept (no --out)."
-        print(f"\natoll bench strength: interrupted; {kept}", file=sys.stderr)
-        return 130
+        word, code = stopped_by(err)
+        print(f"\natoll bench strength: {word}; {kept}", file=sys.stderr)
+        return code
     finally:
         executor.shutdown()
     if not args.quiet:
@@ -507,13 +509,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """A SIGTERM (a cluster's preemption, systemd stopping a unit, ``kill``), ended like a Ctrl-C: the command's
+    own word on it, then exit code 143 (128 + 15) instead of 130."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise Terminated
+
+
+def stopped_by(err: KeyboardInterrupt) -> tuple[str, int]:
+    """What a stopped command says it was (``interrupted`` or ``terminated``) and its exit code."""
+    return ("terminated", 128 + signal.SIGTERM) if isinstance(err, Terminated) else ("interrupted", 130)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)  # serve replaces it with its own graceful stop
     try:
         return args.run(args)
-    except KeyboardInterrupt:  # a command without its own word on it (serve and bench strength have theirs)
-        print("\natoll: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as err:  # a command without its own word on it (serve and bench strength have theirs)
+        word, code = stopped_by(err)
+        print(f"\natoll: {word}", file=sys.stderr)
+        return code
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

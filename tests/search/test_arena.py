@@ -458,6 +458,27 @@ def test_ctrl_c_ends_the_run_with_a_line_on_how_to_resume_and_the_rerun_finishes
     assert len(games) == 20 and len({(g["deal"], tuple(g["seats"])) for g in games}) == 20
 
 
+def test_a_sigterm_to_the_group_ends_the_run_as_a_ctrl_c_does_with_exit_code_143(tmp_path):
+    # systemd stopping a unit or a cluster's preemption sends SIGTERM to every process of the run: the workers leave
+    # it to the arena, which records what finished, says how to resume and exits 128 + 15, with no traceback from a
+    # worker that died first.
+    out = tmp_path / "games.jsonl"
+    command = [sys.executable, "-m", "server.cli", "bench", "strength", "--game", "islet", "--players", "2",
+               "--bot", "a=ismcts,iterations=2000", "--bot", "g=greedy", "--deals", "10", "--out", str(out),
+               "--workers", "2", "--quiet"]  # fmt: skip
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (out.exists() and out.read_text().count("\n") >= 2):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    err = err.decode()
+    kept = [json.loads(line) for line in out.read_text().splitlines()]
+    assert proc.returncode == 143 and "Traceback" not in err, err
+    assert f"terminated; {len(kept)} games are in {out}. The same command resumes the run." in err
+    assert 2 <= len(kept) < 20
+
+
 def _load_benchmark(name: str):
     import importlib.util
 

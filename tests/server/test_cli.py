@@ -103,7 +103,8 @@ def test_play_small_islands_shows_the_display_hand_and_objectives():
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the command's CPU time from /proc")
-def test_ctrl_c_ends_a_command_with_one_line_and_exit_code_130():
+@pytest.mark.parametrize(("signum", "word", "code"), [(2, "interrupted", 130), (15, "terminated", 143)])
+def test_ctrl_c_or_sigterm_ends_a_command_with_one_line_and_its_exit_code(signum, word, code):
     import os
     import signal
     import time
@@ -120,9 +121,9 @@ def test_ctrl_c_ends_a_command_with_one_line_and_exit_code_130():
     deadline = time.time() + 60
     while time.time() < deadline and sum(map(int, Path(f"/proc/{proc.pid}/stat").read_text().split()[13:15])) < ticks:
         time.sleep(0.1)
-    os.killpg(proc.pid, signal.SIGINT)
+    os.killpg(proc.pid, signum)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and err.decode().strip() == "atoll: interrupted", err.decode()
+    assert proc.returncode == code and err.decode().strip() == f"atoll: {word}", err.decode()
 
 
 def test_bench_strength_writes_into_a_missing_folder_and_refuses_bad_counts_and_paths(tmp_path):
