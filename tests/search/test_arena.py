@@ -429,9 +429,15 @@ def test_workers_leave_when_the_arena_is_killed(tmp_path):
     assert not left
 
 
-def test_ctrl_c_ends_the_run_with_a_line_on_how_to_resume_and_the_rerun_finishes_it(tmp_path):
-    # A terminal's Ctrl-C reaches the arena and its workers (one process group): the arena ends the games in flight,
-    # says where the finished ones are, and exits 130 without a traceback; rerunning the command plays the rest.
+@pytest.mark.parametrize(("signum", "word", "code"), [(signal.SIGINT, "interrupted", 130),
+                                                        (signal.SIGTERM, "terminated", 143)])  # fmt: skip
+def test_ctrl_c_or_sigterm_ends_the_run_with_a_line_on_how_to_resume_and_the_rerun_finishes_it(
+    tmp_path, signum, word, code
+):
+    # A terminal's Ctrl-C reaches the arena and its workers (one process group), and so does a SIGTERM from systemd
+    # stopping a unit or a cluster's preemption: the workers leave it to the arena, which ends the games in flight,
+    # says where the finished ones are, and exits 128 + the signal without a traceback (none from a worker that died
+    # first either); rerunning the command plays the rest.
     out = tmp_path / "games.jsonl"
     command = [sys.executable, "-m", "server.cli", "bench", "strength", "--game", "islet", "--players", "2",
                "--bot", "a=ismcts,iterations=2000", "--bot", "g=greedy", "--deals", "10", "--out", str(out),
@@ -445,38 +451,17 @@ def test_ctrl_c_ends_the_run_with_a_line_on_how_to_resume_and_the_rerun_finishes
     deadline = time.time() + 60
     while time.time() < deadline and not (out.exists() and out.read_text().count("\n") >= 4):  # both workers up
         time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGINT)
+    os.killpg(proc.pid, signum)
     _, err = proc.communicate(timeout=60)
     err = err.decode()
     kept = [json.loads(line) for line in out.read_text().splitlines()]
-    assert proc.returncode == 130 and "Traceback" not in err, err
-    assert f"interrupted; {len(kept)} games are in {out}. The same command resumes the run." in err
+    assert proc.returncode == code and "Traceback" not in err, err
+    assert f"{word}; {len(kept)} games are in {out}. The same command resumes the run." in err
     assert 4 <= len(kept) < 20
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     assert json.loads(done.stdout)["games"] == 20
     games = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(games) == 20 and len({(g["deal"], tuple(g["seats"])) for g in games}) == 20
-
-
-def test_a_sigterm_to_the_group_ends_the_run_as_a_ctrl_c_does_with_exit_code_143(tmp_path):
-    # systemd stopping a unit or a cluster's preemption sends SIGTERM to every process of the run: the workers leave
-    # it to the arena, which records what finished, says how to resume and exits 128 + 15, with no traceback from a
-    # worker that died first.
-    out = tmp_path / "games.jsonl"
-    command = [sys.executable, "-m", "server.cli", "bench", "strength", "--game", "islet", "--players", "2",
-               "--bot", "a=ismcts,iterations=2000", "--bot", "g=greedy", "--deals", "10", "--out", str(out),
-               "--workers", "2", "--quiet"]  # fmt: skip
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.time() + 60
-    while time.time() < deadline and not (out.exists() and out.read_text().count("\n") >= 2):
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
-    err = err.decode()
-    kept = [json.loads(line) for line in out.read_text().splitlines()]
-    assert proc.returncode == 143 and "Traceback" not in err, err
-    assert f"terminated; {len(kept)} games are in {out}. The same command resumes the run." in err
-    assert 2 <= len(kept) < 20
 
 
 def _load_benchmark(name: str):
