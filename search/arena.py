@@ -438,6 +438,15 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
             out["elo"].update(elo=round(elo, 1), interval=[round(low, 1), round(high, 1)])
         if players == 2:
             out["pentanomial"] = stats.pentanomial(pair_scores)
+    if one_against_field(lineup) and groups:
+        # Points rather than wins: in each seat of a deal, the challenger's score against the field's mean score in
+        # that seat of the same deal (paired by deal and seat). A game of several seats decides a winner by a few
+        # points, so this resolves a difference in fewer deal groups than the win share does.
+        out["score_edge"] = {
+            "of": lineup[0],
+            "against": lineup[1],
+            "points": stats.mean_interval([score_edge(lineup[0], group) for group in groups.values()]).as_list(),
+        }
     single = [name for name in dict.fromkeys(lineup) if lineup.count(name) == 1]
     if len(lineup) > 2 and len(single) >= 2 and groups:
         # Two bots in the same games (e.g. "A,B,greedy"): each deal group plays both in every seat, so the difference
@@ -477,6 +486,19 @@ def pair_score(name: str, group: list[dict]) -> float:
     """``name``'s mean share over a deal group (with two seats, a pair: 0, 0.25, ..., 1)."""
     shares = [win_shares(game["returns"])[game["seats"].index(name)] for game in group]
     return sum(shares) / len(shares)
+
+
+def score_edge(name: str, group: list[dict]) -> float:
+    """Over a complete deal group: in each seat, ``name``'s score there minus the mean score of the others who sat
+    there in the group's other games, averaged over the seats (0 when ``name`` scores as its opponents would have
+    in its place)."""
+    seats = len(group[0]["seats"])
+    edges = []
+    for seat in range(seats):
+        mine = [game["scores"][seat] for game in group if game["seats"][seat] == name]
+        theirs = [game["scores"][seat] for game in group if game["seats"][seat] != name]
+        edges.append(sum(mine) / len(mine) - sum(theirs) / len(theirs))
+    return sum(edges) / seats
 
 
 RATING_ORDERS = 64  # seeded random orders of the games the online ratings are averaged over

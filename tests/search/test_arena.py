@@ -210,7 +210,9 @@ def test_one_bot_against_a_field_of_three_gets_an_elo_for_four_seats_and_a_mixed
     assert match["elo"]["elo"] == pytest.approx(stats.elo_from_share(share, 4), abs=0.1), match
     low, high = match["elo"]["interval"]
     assert low <= match["elo"]["elo"] <= high and "pentanomial" not in match
-    assert "elo" not in summary["matches"]["r,r2,r3,r3"]
+    assert "elo" not in summary["matches"]["r,r2,r3,r3"] and "score_edge" not in summary["matches"]["r,r2,r3,r3"]
+    edge = match["score_edge"]["points"]
+    assert edge[1] <= edge[0] <= edge[2]
 
 
 def test_the_sprt_decides_a_four_seat_lineup_and_refuses_what_it_cannot_judge(tmp_path):
@@ -246,6 +248,24 @@ def test_two_bots_in_the_same_games_are_compared_paired_by_deal_group():
     assert a_b["deal_groups"] == 2 and a_b["difference"][0] == pytest.approx(((1 - 0) + (2 / 6 - 4 / 6)) / 2, abs=1e-4)
     assert match["head_to_head"]["a - g"]["difference"][0] == pytest.approx((1 + 2 / 6) / 2, abs=1e-4)
     assert "head_to_head" not in arena.summarize_match(["a", "g", "g"], [])  # one bot against a field: elo instead
+
+
+def test_the_score_edge_pairs_the_challengers_points_with_the_fields_in_the_same_seat_of_the_same_deal():
+    lineup = ["a", "b", "b", "b"]
+    permutations = arena.seat_permutations(lineup)
+
+    # Seat 0 is worth 10 points more than the others whoever sits there (a seat advantage, not a skill). Deal 0: a
+    # scores 2 more than b would in its seat; deal 1: 1 less; deal 2 is incomplete and left out.
+    def game(deal: int, seats: tuple, edge: float) -> dict:
+        scores = [(10 if k == 0 else 0) + (edge if who == "a" else 0) + deal for k, who in enumerate(seats)]
+        return {"match": "a,b,b,b", "deal": deal, "seats": list(seats), "returns": [0.25] * 4, "scores": scores,
+                "seed": deal}  # fmt: skip
+
+    games = [game(deal, seats, edge) for deal, edge in ((0, 2), (1, -1)) for seats in permutations]
+    games.append(game(2, permutations[0], 50))
+    edge = arena.summarize_match(lineup, games)["score_edge"]
+    assert edge["of"] == "a" and edge["against"] == "b" and edge["points"][0] == pytest.approx(0.5)
+    assert edge["points"][1] < 0.5 < edge["points"][2]
 
 
 def test_a_solo_summary_counts_wins_and_the_score_of_the_games_won():
