@@ -10,7 +10,8 @@ ismcts300,greedy,greedy,greedy --out row.jsonl`), so that each row can be sized 
 reads the rows back together: every match found in the files is summarised as `atoll bench strength` would
 (`search.arena.summarize_match`); with `--reference`, each row's first configuration is compared with the reference
 row's first configuration deal by deal (rows run with the same `--seed` play the same deals, so the difference of
-their mean win shares per deal group has a much narrower interval than either row); the ratings pool every game of
+their mean win shares per deal group has a much narrower interval than either row; `score_edge_difference` pairs
+the rows' score edges over the field, `search.arena.score_edge`, the same way); the ratings pool every game of
 every file into one Plackett-Luce fit (the field bot, which plays in every row, ties the scale); `--plot` draws win
 share against `--against` by iterations, one line per algorithm, as `atoll bench strength --plot` does for one run;
 `--sprt ELO0,ELO1` adds each one-against-field row's SPRT state (LLR, bounds, verdict) as `atoll bench strength
@@ -88,6 +89,11 @@ def challenger_shares(lineup: list[str], games: list[dict]) -> dict[int, float]:
     return {deal: arena.pair_score(lineup[0], group) for deal, group in arena.complete_groups(lineup, games).items()}
 
 
+def challenger_edges(lineup: list[str], games: list[dict]) -> dict[int, float]:
+    """The first configuration's score edge over the field (``search.arena.score_edge``) in each complete deal group."""
+    return {deal: arena.score_edge(lineup[0], group) for deal, group in arena.complete_groups(lineup, games).items()}
+
+
 def decided_after(lineup: list[str], games: list[dict], elo0: float, elo1: float) -> dict | None:
     """Where the SPRT would have stopped a fixed-size run: the first number of complete deal groups, taken in deal
     order, at which the LLR reaches a bound, with the verdict there; None if it never does. (A run under `--sprt`
@@ -135,6 +141,7 @@ def rows(
                              for line in lines if line.strip())  # fmt: skip
         ref_lineup = ref_match.split(",")
         base = challenger_shares(ref_lineup, matches[ref_match])
+        base_edges = challenger_edges(ref_lineup, matches[ref_match])
         for lineup in lineups:
             match = ",".join(lineup)
             if lineup == ref_lineup:
@@ -144,10 +151,13 @@ def rows(
             if len(common) < 2:
                 continue
             diff = stats.mean_interval([shares[d] - base[d] for d in common])
+            edges = challenger_edges(lineup, matches[match])
             summary["matches"][match]["against_reference"] = {
                 "reference": ",".join(ref_lineup),
                 "deal_groups": len(common),
                 "difference": diff.as_list(),
+                # the same pairing in points: the row's score edge over its field minus the reference's
+                "score_edge_difference": stats.mean_interval([edges[d] - base_edges[d] for d in common]).as_list(),
             }
     if first["players"] > 2:
         summary["openskill"] = arena.openskill_ratings(results)

@@ -525,6 +525,9 @@ def test_rows_pair_separate_runs_by_deal_and_plot_them(tmp_path):
     summary, tournament = rows.rows([ref, better, partial], reference=ref)
     matches = summary["matches"]
     assert matches["i30k,f,f,f"]["against_reference"]["difference"] == [0.25, 0.25, 0.25]
+    # In points (a win is 3): each deal's extra win is 3 more in the row bot's seat (3 / 4 over the four seats) and 3
+    # fewer for the field seat that no longer wins it (a third of that, 1, in that seat: 1 / 4 over the seats).
+    assert matches["i30k,f,f,f"]["against_reference"]["score_edge_difference"] == [1.0, 1.0, 1.0]
     assert matches["i30k,f,f,f"]["against_reference"]["deal_groups"] == 8
     assert matches["i300,f,f,f"]["against_reference"]["deal_groups"] == 3  # only the deals both rows played
     assert "against_reference" not in matches["i3k,f,f,f"]
