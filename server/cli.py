@@ -11,6 +11,7 @@ import random
 import secrets
 import signal
 import sys
+import threading
 import time
 from collections import Counter
 
@@ -525,7 +526,10 @@ def stopped_by(err: KeyboardInterrupt) -> tuple[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)  # serve replaces it with its own graceful stop
+    # Python takes signal handlers on the main thread only; called from another (an embedding program's worker), a
+    # command runs without one and a SIGTERM does what that program set it to do.
+    on_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if on_main else None  # serve replaces it with its own stop
     try:
         return args.run(args)
     except KeyboardInterrupt as err:  # a command without its own word on it (serve and bench strength have theirs)
@@ -533,7 +537,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\natoll: {word}", file=sys.stderr)
         return code
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if on_main:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -126,6 +126,31 @@ def test_ctrl_c_or_sigterm_ends_a_command_with_one_line_and_its_exit_code(signum
     assert proc.returncode == code and err.decode().strip() == f"atoll: {word}", err.decode()
 
 
+def test_main_runs_from_a_thread_other_than_the_main_one(capsys):
+    # Python takes signal handlers on its main thread only: an embedding program's worker thread gets the command
+    # without the SIGTERM handler, and the main thread's handler stays as it was.
+    import signal
+    import threading
+
+    from server.cli import main
+
+    before = signal.getsignal(signal.SIGTERM)
+    codes, errors = [], []
+
+    def run() -> None:
+        try:
+            codes.append(main(["games"]))
+        except BaseException as err:  # noqa: BLE001 - the test reports whatever the thread raised
+            errors.append(err)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join(60)
+    assert not errors and codes == [0]
+    assert "survive" in capsys.readouterr().out
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
 def test_bench_strength_writes_into_a_missing_folder_and_refuses_bad_counts_and_paths(tmp_path):
     # The README's commands write to runs/, which a fresh clone does not have.
     base = ["bench", "strength", "--game", "islet", "--bot", "a=greedy", "--bot", "b=random", "--quiet"]
