@@ -158,6 +158,11 @@ class GameInfo:
     evidence_move: Callable[[int], str | None] | None = None
     key_evidence: Callable[[Any, int, int], list[float] | None] | None = None
     weigh_keys: Callable[[Any, list], Any] | None = None
+    # Beliefs from what the moves show, about hidden facts no key names (Survive's treasure values): a filter over
+    # whole worlds. ``belief_filter(state, seat, seed)`` starts one for ``seat`` at ``state`` (reading only what the
+    # seat sees); its ``observe(state, action)`` takes every move as the seat observes it, ``weigh(state)`` returns a
+    # copy of ``state`` whose determinization deals the worlds by what it has learnt.
+    belief_filter: Callable[[Any, int, int], Any] | None = None
     # Whether a state is at a set-up decision (SearchConfig.setup_algorithm); None: the game has no set-up decisions.
     in_setup: Callable[[Any], bool] | None = None
 

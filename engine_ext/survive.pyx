@@ -48,10 +48,12 @@ import random as _random
 import re
 import sys
 
+from libc.math cimport exp
 from libc.stdint cimport int32_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from engine_ext.core cimport State
+from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, State, clone_into
 from engine_ext.survive_rules cimport *
 
 from engine_ext.survive_board import (
@@ -916,6 +918,157 @@ def tide_shares(SurviveState state, dict weights=None):
     return [out[k] for k in range(state.num_players())]
 
 
+def weigh_values(SurviveState state, dict table):
+    """A copy of ``state`` whose ``determinize`` deals the other colours' treasure values by a seat's beliefs:
+    ``table`` maps ``(colour, slot)`` (``value_slots``' public part) to five weights, one per value 1-5; each
+    Adventurer in that slot takes that row (Adventurers sharing a slot share one). A colour none of whose slots is in
+    the table keeps the uniform deal. Reads only public facts of ``state``: where each Adventurer stands."""
+    cdef SurviveState copy = <SurviveState>state.clone()
+    cdef Survive* s = copy.g()
+    cdef int i, v
+    memset(&s.value_weight[0][0], 0, sizeof(s.value_weight))
+    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+        row = table.get((i // MEEPLES_PER_COLOUR, slot_key(&s.meeple[i])))
+        if row is None:
+            continue
+        if len(row) != NUM_VALUE_KINDS:
+            raise ValueError(f"table: a row has {NUM_VALUE_KINDS} weights (values 1-{NUM_VALUE_KINDS}), got {row!r}")
+        for v in range(NUM_VALUE_KINDS):
+            if not row[v] >= 0.0:
+                raise ValueError(f"table: weights are numbers >= 0, got {row!r}")
+            s.value_weight[i][v] = row[v]
+    return copy
+
+
+def value_slots(SurviveState state, colours):
+    """``((colour, slot), value)`` for every Adventurer of ``colours``: its slot (status, cell, raft, swum, packed:
+    what every seat sees of it) and its treasure value in this world."""
+    cdef Survive* s = state.g()
+    cdef int i
+    wanted = set(colours)
+    return [((i // MEEPLES_PER_COLOUR, slot_key(&s.meeple[i])), s.meeple[i].value)
+            for i in range(s.num_colours * MEEPLES_PER_COLOUR) if i // MEEPLES_PER_COLOUR in wanted]
+
+
+def swap_values(SurviveState world, int colour, int first, int second):
+    """Swap the treasure values of two Adventurers of ``colour`` (indices 0-9 within the colour) in ``world``: a
+    belief filter's move between worlds that show the same board."""
+    cdef Survive* s = world.g()
+    if not 0 <= colour < s.num_colours or not 0 <= first < MEEPLES_PER_COLOUR or not 0 <= second < MEEPLES_PER_COLOUR:
+        raise ValueError(f"swap_values: colour 0..{s.num_colours - 1}, Adventurers 0..9, got {colour, first, second}")
+    cdef int base = colour * MEEPLES_PER_COLOUR
+    cdef uint8_t held = s.meeple[base + first].value
+    s.meeple[base + first].value = s.meeple[base + second].value
+    s.meeple[base + second].value = held
+    if s.cont_kind == CONT_DOLPHIN:
+        match_dolphin_value(s)
+
+
+def transplant_values(SurviveState world, SurviveState source, colours):
+    """Give ``world``'s Adventurers of ``colours`` the treasure values ``source``'s hold in the same slots (two
+    worlds of one board: the same Adventurers stand in the same places); a belief filter's repair of a particle
+    whose hidden Abilities could not have made a move, keeping the values it has learnt."""
+    cdef Survive* s = world.g()
+    cdef Survive* t = source.g()
+    cdef int colour, k, base
+    cdef int keys[MEEPLES_PER_COLOUR]
+    cdef int order[MEEPLES_PER_COLOUR]
+    cdef uint8_t values[MEEPLES_PER_COLOUR]
+    cdef uint8_t unused[MEEPLES_PER_COLOUR]
+    if s.num_colours != t.num_colours:
+        raise ValueError("transplant_values: the worlds have different colours")
+    for colour in colours:
+        if not 0 <= colour < s.num_colours:
+            raise ValueError(f"transplant_values: colour 0..{s.num_colours - 1}, got {colour}")
+        base = colour * MEEPLES_PER_COLOUR
+        for k in range(MEEPLES_PER_COLOUR):
+            keys[k] = slot_key(&t.meeple[base + k])
+            values[k] = t.meeple[base + k].value
+        sort_entries(keys, values, MEEPLES_PER_COLOUR)
+        for k in range(MEEPLES_PER_COLOUR):
+            order[k] = slot_key(&s.meeple[base + k])
+            unused[k] = k
+        sort_entries(order, unused, MEEPLES_PER_COLOUR)
+        for k in range(MEEPLES_PER_COLOUR):
+            if order[k] != keys[k]:
+                raise ValueError("transplant_values: the worlds' Adventurers stand in different places")
+            s.meeple[base + unused[k]].value = values[k]
+    if s.cont_kind == CONT_DOLPHIN:
+        match_dolphin_value(s)
+
+
+def follow_move(SurviveState world, int seat, int actor, int32_t observed, double beta, double u):
+    """Play in ``world`` a move by ``actor`` (a seat or ``CHANCE``; 0 returned where another is to act there) that
+    ``seat`` would observe as ``observed`` and return how likely it was there: for
+    chance, the matching outcomes' total probability (one of them played in proportion to it); for ``seat``'s own
+    move, 1 (itself); for another seat's, the total probability of its matching moves under a model of a player
+    (a softmax at ``beta`` per unit of win share over its ``tide`` share one ply on), one of them played in
+    proportion. ``u`` in [0, 1) picks the one played. 0 when nothing matches (the world is left as it was)."""
+    cdef const GameVTable* vt = world.vt
+    cdef int mover = vt.current_player(world.buf)
+    cdef int n = max(vt.max_actions, vt.max_chance_outcomes), k, chosen = -1
+    cdef int32_t* actions = <int32_t*>malloc(n * sizeof(int32_t))
+    cdef double* probs = <double*>malloc(n * sizeof(double))
+    cdef void* scratch = malloc(vt.state_size)
+    cdef double out[MAX_SEATS]
+    cdef double top = -1e300, total = 0.0, matching = 0.0, pick
+    if actions == NULL or probs == NULL or scratch == NULL:
+        free(actions)
+        free(probs)
+        free(scratch)
+        raise MemoryError()
+    try:
+        if mover != actor or mover == TERMINAL_PLAYER:
+            return 0.0
+        if mover == CHANCE_PLAYER:
+            n = vt.chance_outcomes(world.buf, actions, probs)
+            total = 1.0
+        else:
+            n = vt.legal_actions(world.buf, actions)
+            for k in range(n):
+                if mover == seat:  # its own move: whichever matches what it saw
+                    probs[k] = 1.0
+                    continue
+                clone_into(vt, scratch, world.buf)
+                vt.apply(scratch, actions[k])
+                s_tide_heuristic(scratch, out)
+                probs[k] = beta * out[mover]
+                top = max(top, probs[k])
+            if mover != seat:
+                for k in range(n):
+                    probs[k] = exp(probs[k] - top)
+                    total += probs[k]
+            else:
+                total = 1.0
+        for k in range(n):
+            if vt.observed_action(world.buf, actions[k], seat) != observed:
+                probs[k] = 0.0
+            matching += probs[k]
+        if matching <= 0.0:
+            return 0.0
+        pick = u * matching
+        for k in range(n):
+            if probs[k] > 0.0:
+                chosen = k
+                if pick < probs[k]:
+                    break
+                pick -= probs[k]
+        vt.apply(world.buf, actions[chosen])
+        return matching / total
+    finally:
+        free(actions)
+        free(probs)
+        free(scratch)
+
+
+def value_beliefs(SurviveState state, int seat, seed):
+    """``GameInfo.belief_filter``: ``seat``'s beliefs about the other colours' treasure values from here on
+    (``survive_beliefs.ValueBeliefs``)."""
+    from engine_ext.survive_beliefs import ValueBeliefs
+
+    return ValueBeliefs(state, seat, seed)
+
+
 def belief_summary(worlds, int seat):
     """From sampled worlds: for each other colour's Adventurer on the board (by cell), the distribution of its
     treasure value; for each other seat, how often it holds each Ability type."""
@@ -975,6 +1128,7 @@ GAME_INFOS = (
                        "that holds a real board; default: shuffled by the seed", required_length=NUM_SLOTS),
         ),
         belief_summary=belief_summary,
+        belief_filter=value_beliefs,
         in_setup=SurviveState.in_setup,
         random_setup=True,
         benchmark_players=4,

@@ -18,6 +18,7 @@ cdef enum:
     MAX_SEATS = 5
     MEEPLES_PER_COLOUR = 10
     MAX_MEEPLES = 50
+    NUM_VALUE_KINDS = 5         # treasure values 1-5
     NUM_RAFTS = 12
     RAFT_CAPACITY = 3
     MAX_ACTIONS = 4096
@@ -159,6 +160,9 @@ cdef struct Survive:
     Meeple meeple[MAX_MEEPLES]
     uint8_t held[MAX_SEATS][2][NUM_ABILITIES]   # Ability tiles held: seat, land (beach, forest), ability
     uint8_t revealed[3][NUM_BACKS]               # face-up backs: Effects revealed and Abilities used
+    # A searching seat's beliefs about other colours' treasure values (``weigh_values``): per Adventurer (storage
+    # index), the weight of each value 1-5; a colour's rows all zero: its values are dealt uniformly.
+    float value_weight[MAX_MEEPLES][NUM_VALUE_KINDS]
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -363,5 +367,9 @@ cdef struct TideWeights:
 
 cdef void tide_estimate(const void* p, double* out, const TideWeights* w, double tempo) noexcept nogil
 cdef TideWeights tide_weights_of(bint fitted) noexcept nogil
+cdef void s_tide_heuristic(const void* p, double* out) noexcept nogil
+cdef int slot_key(const Meeple* m) noexcept nogil
+cdef void sort_entries(int* keys, uint8_t* values, int n) noexcept nogil
+cdef void match_dolphin_value(Survive* s) noexcept nogil
 cdef int backs_left(const Survive* s, int land, int back) noexcept nogil
 cdef void settle(Survive* s) noexcept nogil

@@ -7,7 +7,7 @@ from libc.math cimport exp, pow
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, rng_below
+from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, rng_below, rng_uniform
 
 from engine_ext import survive_board as board
 
@@ -1100,7 +1100,7 @@ cdef void s_returns(const void* p, double* out) noexcept nogil:
             out[i] = 1.0 / winners
 
 
-cdef inline int slot_key(const Meeple* m) noexcept nogil:
+cdef int slot_key(const Meeple* m) noexcept nogil:
     return (m.status << 24) | (m.cell << 16) | (m.aboard << 8) | m.swum
 
 
@@ -1139,13 +1139,77 @@ cdef int32_t s_private_key(const void* p, int seat) noexcept nogil:
     return key
 
 
+cdef void match_dolphin_value(Survive* s) noexcept nogil:
+    """The Dolphin swimmer's value is the active seat's secret: in a world whose values were dealt again, the second
+    step follows a matching swimmer of that world (same colour, cell and swim)."""
+    cdef int i
+    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+        if (i // MEEPLES_PER_COLOUR == s.cont_colour and s.meeple[i].status == ST_BOARD
+                and s.meeple[i].cell == s.cont_cell and not s.meeple[i].aboard
+                and s.meeple[i].swum == s.cont_swum):
+            s.cont_value = s.meeple[i].value
+            return
+
+
+cdef bint colour_weighted(const Survive* s, int base) noexcept nogil:
+    """Whether any of the colour's Adventurers (storage ``base`` on) has value weights (``weigh_values``)."""
+    cdef int k, v
+    for k in range(MEEPLES_PER_COLOUR):
+        for v in range(NUM_VALUE_KINDS):
+            if s.value_weight[base + k][v] > 0.0:
+                return True
+    return False
+
+
+cdef void deal_weighted_values(const Survive* s, int base, uint8_t* values, Rng* rng) noexcept nogil:
+    """Deal the colour's multiset ``VALUES`` to its Adventurers (``values`` in storage order, from ``base``) by their
+    weights: in a random order, each takes one of the values left with probability proportional to how many of it
+    are left times its weight for it (all weights 1: a uniform permutation of the multiset); an Adventurer whose
+    weights are zero for every value left takes one by count alone."""
+    cdef int left[NUM_VALUE_KINDS]
+    cdef int order[MEEPLES_PER_COLOUR]
+    cdef double chance[NUM_VALUE_KINDS]
+    cdef double total, pick
+    cdef int k, j, v, tmp, i
+    for v in range(NUM_VALUE_KINDS):
+        left[v] = 0
+    for k in range(MEEPLES_PER_COLOUR):
+        left[VALUES[k] - 1] += 1
+        order[k] = k
+    for k in range(MEEPLES_PER_COLOUR - 1, 0, -1):
+        j = rng_below(rng, k + 1)
+        tmp = order[k]
+        order[k] = order[j]
+        order[j] = tmp
+    for k in range(MEEPLES_PER_COLOUR):
+        i = order[k]
+        total = 0.0
+        for v in range(NUM_VALUE_KINDS):
+            chance[v] = left[v] * s.value_weight[base + i][v]
+            total += chance[v]
+        if total <= 0.0:
+            for v in range(NUM_VALUE_KINDS):
+                chance[v] = left[v]
+                total += chance[v]
+        pick = rng_uniform(rng) * total
+        v = 0
+        while v < NUM_VALUE_KINDS - 1 and (left[v] == 0 or pick >= chance[v]):
+            pick -= chance[v]
+            v += 1
+        while left[v] == 0:  # rounding at the top end: the last value left
+            v -= 1
+        left[v] -= 1
+        values[i] = v + 1
+
+
 cdef void s_determinize(void* p, int seat, Rng* rng) noexcept nogil:
     """Rebuild every colour's meeples from their public slots in canonical order (values: the seat's own as known,
-    others' a random permutation of the colour's multiset), shuffle storage order, and deal other seats' held
-    Abilities from the unaccounted backs of their land types. Reads nothing hidden from ``seat``."""
+    others' a random permutation of the colour's multiset, or dealt by the state's ``value_weight`` rows where a
+    colour has them), shuffle storage order, and deal other seats' held Abilities from the unaccounted backs of their
+    land types. Reads nothing hidden from ``seat``."""
     cdef Survive* s = <Survive*>p
-    cdef int colour, i, j, k, base, other, land, ability, count, pick, total, _tile
-    cdef bint own
+    cdef int colour, j, k, base, other, land, ability, count, pick, total, _tile
+    cdef bint own, weighted
     cdef int keys[MEEPLES_PER_COLOUR]
     cdef uint8_t values[MEEPLES_PER_COLOUR]
     cdef uint8_t tmp
@@ -1155,11 +1219,14 @@ cdef void s_determinize(void* p, int seat, Rng* rng) noexcept nogil:
     for colour in range(s.num_colours):
         base = colour * MEEPLES_PER_COLOUR
         own = seat_of_colour(s, colour) == seat
+        weighted = not own and colour_weighted(s, base)
         for k in range(MEEPLES_PER_COLOUR):
             keys[k] = slot_key(&s.meeple[base + k])
             values[k] = s.meeple[base + k].value if own else 0
+        if weighted:
+            deal_weighted_values(s, base, values, rng)  # in storage order: each value stays with its slot below
         sort_entries(keys, values, MEEPLES_PER_COLOUR)
-        if not own:
+        if not own and not weighted:
             for k in range(MEEPLES_PER_COLOUR):
                 values[k] = VALUES[k]
             for k in range(MEEPLES_PER_COLOUR - 1, 0, -1):
@@ -1180,14 +1247,10 @@ cdef void s_determinize(void* p, int seat, Rng* rng) noexcept nogil:
             rebuilt[j] = swap
         for k in range(MEEPLES_PER_COLOUR):
             s.meeple[base + k] = rebuilt[k]
+        if weighted:  # the rows named the old storage order: the dealt world is uniform again
+            memset(&s.value_weight[base][0], 0, MEEPLES_PER_COLOUR * NUM_VALUE_KINDS * sizeof(float))
     if s.cont_kind == CONT_DOLPHIN and seat != s.active:
-        # The Dolphin swimmer's value is the active seat's secret: take a matching swimmer of the sampled world.
-        for i in range(s.num_colours * MEEPLES_PER_COLOUR):
-            if (i // MEEPLES_PER_COLOUR == s.cont_colour and s.meeple[i].status == ST_BOARD
-                    and s.meeple[i].cell == s.cont_cell and not s.meeple[i].aboard
-                    and s.meeple[i].swum == s.cont_swum):
-                s.cont_value = s.meeple[i].value
-                break
+        match_dolphin_value(s)
     for land in range(2):
         total = 0
         for ability in range(NUM_ABILITIES):

@@ -221,6 +221,9 @@ class TreeKeeper:
         # A game whose beliefs come from what moves show (GameInfo.key_evidence): set by the first search with
         # ``beliefs``; from then on every other seat's move is weighed as it is observed.
         self.evidence: engine_ext.GameInfo | None = None
+        # A game whose beliefs are a filter over whole worlds (GameInfo.belief_filter): started by the first search
+        # with ``beliefs``; from then on it sees every move as this seat observes it.
+        self.filter = None
 
     def observe(self, state: engine_ext.State, action: int) -> None:
         """Record ``action``, about to be applied to ``state``, as this seat observes it."""
@@ -229,6 +232,16 @@ class TreeKeeper:
             self.movers.append(state.current_player())
         if self.evidence is not None:
             self.weigh_move(state, action)
+        if self.filter is not None:
+            self.filter.observe(state, action)
+
+    def start_evidence(self, info: engine_ext.GameInfo, state: engine_ext.State, seed: int) -> None:
+        """From this decision of the seat's on, learn from what the other seats' moves show: weigh each move by
+        ``info.key_evidence``, or start ``info.belief_filter`` at ``state`` (once; ``seed`` seeds its worlds)."""
+        if info.key_evidence is not None:
+            self.evidence = info
+        elif info.belief_filter is not None and self.filter is None:
+            self.filter = info.belief_filter(state, self.seat, seed)
 
     def weigh_move(self, state: engine_ext.State, action: int) -> None:
         """Beliefs from what a move shows (games with ``GameInfo.key_evidence``): a move that renews its mover's key
@@ -295,6 +308,7 @@ class TreeKeeper:
         self.movers = []
         self.fingerprint = None
         self.beliefs = {}
+        self.filter = None
 
     @property
     def nodes(self) -> int:
@@ -334,11 +348,13 @@ class SearchResult:
 
 
 def deals_by_evidence(config: SearchConfig, info: engine_ext.GameInfo) -> bool:
-    """Whether a search with ``config`` (resolved) deals the other seats' private keys by beliefs from what their moves
-    show: ``beliefs`` in a game with ``GameInfo.key_evidence`` (Small Islands), for every algorithm that samples
-    worlds (ISMCTS, PIMC, flat Monte Carlo), so that each plays from the same beliefs and the arena compares
-    algorithms, not what they were told."""
-    return bool(config.beliefs) and info.key_evidence is not None and config.algorithm in EVIDENCE_SEARCHES
+    """Whether a search with ``config`` (resolved) deals the other seats' hidden facts by beliefs from what their
+    moves show: ``beliefs`` in a game with ``GameInfo.key_evidence`` (Small Islands' Objectives) or
+    ``GameInfo.belief_filter`` (Survive's treasure values), for every algorithm that samples worlds (ISMCTS, PIMC,
+    flat Monte Carlo), so that each plays from the same beliefs and the arena compares algorithms, not what they
+    were told."""
+    learns = info.key_evidence is not None or info.belief_filter is not None
+    return bool(config.beliefs) and learns and config.algorithm in EVIDENCE_SEARCHES
 
 
 def suggest(
@@ -376,6 +392,8 @@ def suggest(
     if keeper is not None and keeper.seat != seat:
         raise ValueError(f"keeper: it keeps seat {keeper.seat}'s trees, not seat {seat}'s")
     config = config.resolved(info, state.num_players())
+    if keeper is not None and info.belief_filter is not None and deals_by_evidence(config, info):
+        keeper.start_evidence(info, state, config.seed)  # at the seat's first decision, set-up included
     if (
         config.setup_algorithm != "same"
         and config.algorithm in SEARCHES
@@ -423,6 +441,8 @@ def suggest(
         weights = keeper.beliefs
     if weights and info.weigh_keys is not None:  # beliefs from what the moves show: the worlds are dealt by them
         state, weights = info.weigh_keys(state, keeper.belief_rows(state.num_players())), None
+    if keeper is not None and keeper.filter is not None and deals_by_evidence(config, info):
+        state = keeper.filter.weigh(state)
     return SearchResult(moves=moves, stats=stats, belief=belief_summary(state, seat, config.seed, weights=weights))
 
 
@@ -487,7 +507,7 @@ def check_config(config: SearchConfig, state: engine_ext.State, allow_cheat: boo
     if config.final_lcb is not None and not 0 <= config.final_lcb < math.inf:
         raise ValueError(f"final_lcb: expected a finite number of standard errors >= 0, got {config.final_lcb}")
     info = engine_ext.game_info(state.game_name)
-    if config.beliefs and not info.private_key_fixed and info.key_evidence is None:
+    if config.beliefs and not info.private_key_fixed and info.key_evidence is None and info.belief_filter is None:
         raise ValueError(
             f"beliefs: {state.game_name} names no private key that stays the same through a game, so what a seat's"
             " moves said about it cannot carry over"
@@ -540,8 +560,9 @@ def _tree_search(
         fingerprint = (state.game_name, players, budgetless)
         if keeper.fingerprint != fingerprint or len(keeper.forests) != threads:
             learnt = keeper.beliefs if keeper.evidence is not None else {}  # from the moves, not from trees: kept
+            evidence_kept, filter_kept = keeper.evidence, keeper.filter
             keeper.reset()
-            keeper.beliefs = learnt
+            keeper.beliefs, keeper.evidence, keeper.filter = learnt, evidence_kept, filter_kept
             keeper.forests = [mcts.Forest() for _ in range(threads)]
             keeper.fingerprint = fingerprint
         if config.reuse or not evidence:
@@ -552,10 +573,12 @@ def _tree_search(
         path = keeper.path if config.reuse else []
     if keeper is not None and evidence:
         # Beliefs from what the moves show: the worlds are dealt by them (no draws are thrown away).
-        keeper.evidence = info
+        keeper.start_evidence(info, state, config.seed)
         rows = keeper.belief_rows(players)
         if rows is not None:
             state = info.weigh_keys(state, rows)
+        if keeper.filter is not None:
+            state = keeper.filter.weigh(state)
 
     def work(i: int) -> None:
         try:

@@ -79,8 +79,13 @@ def bot_search(
 ) -> search.SearchResult:
     """The search a bot seat runs for move ``move_number`` (seeded from the game's ``"bot"`` stream); ``keeper``: the
     seat's kept trees, for settings with ``reuse``."""
-    config = replace(settings, seed=derive_seed(game_seed, "bot", move_number, settings.seed))
+    config = replace(settings, seed=search_seed(settings, game_seed, move_number))
     return search.suggest(state, seat, config, control=control, allow_cheat=allow_cheat, keeper=keeper)
+
+
+def search_seed(settings: BotSettings, game_seed: int, move_number: int) -> int:
+    """The seed of a bot seat's search for move ``move_number`` (from the game's ``"bot"`` stream)."""
+    return derive_seed(game_seed, "bot", move_number, settings.seed)
 
 
 @dataclass(frozen=True)

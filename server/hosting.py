@@ -140,7 +140,8 @@ REPLAY_ITERATIONS = 1_000_000
 
 def observes_only(game: str, players: int, settings: BotSettings) -> bool:
     """Whether a bot seat's kept state is beliefs from what the moves show alone (``beliefs`` in a game with
-    ``GameInfo.key_evidence``, no ``reuse``): rebuilt by showing its keeper the moves again, with no search."""
+    ``GameInfo.key_evidence`` or ``GameInfo.belief_filter``, no ``reuse``): rebuilt by showing its keeper the moves
+    again, with no search."""
     info = engine_ext.game_info(game)
     config = settings.resolved(info, players)
     return search.deals_by_evidence(config, info) and not (config.algorithm == "ismcts" and config.reuse)
@@ -428,8 +429,10 @@ class GameHost:
             with self.limits.search_slot(control, wait=True):
                 for action in hosted.actions:
                     actor = position.state.current_player()
-                    if actor in observers:
-                        position.keepers[actor].evidence = info
+                    if actor in observers:  # as its first search did: from its observation, with that seed
+                        view = engine_ext.from_observation(record.game, position.state.observation(actor))
+                        seed = play.search_seed(seats[actor], record.seed, position.moves)
+                        position.keepers[actor].start_evidence(info, view, seed)
                     elif actor in seats:
                         play.bot_search(
                             position.state.observation(actor),

@@ -206,8 +206,8 @@ def test_a_search_with_beliefs_deals_its_worlds_by_them():
     assert rebuilt.beliefs == keeper.beliefs and again.belief == believed.belief
     search.suggest(state, 0, iterations=100, beliefs=True, exploration=0.5, keeper=rebuilt)
     assert rebuilt.beliefs == keeper.beliefs
-    with pytest.raises(ValueError, match="^beliefs: "):
-        survive = engine_ext.new_game("survive", 2, seed=1)
-        while survive.current_player() < 0:
-            survive.apply(survive.chance_outcomes()[0][0])
-        search.suggest(survive, survive.current_player(), iterations=10, beliefs=True)
+    with pytest.raises(ValueError, match="^beliefs: "):  # a game with neither evidence nor a belief filter
+        islet = engine_ext.new_game("islet", 2, seed=1)
+        while islet.current_player() < 0:
+            islet.apply(islet.chance_outcomes()[0][0])
+        search.suggest(islet, islet.current_player(), iterations=10, beliefs=True)
