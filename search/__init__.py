@@ -91,7 +91,9 @@ class SearchConfig:
     weights come instead from each move as the seat observes it (its likelihood under each key, by the game's model
     of a player aiming at its key), are forgotten when the mover takes a new key, and deal the worlds directly
     (``GameInfo.weigh_keys``); private roots are not needed there, and PIMC and flat Monte Carlo deal their worlds
-    by them too (``deals_by_evidence``).
+    by them too (``deals_by_evidence``). In a game with a filter over whole worlds (``GameInfo.belief_filter``:
+    Survive's treasure values) the seat's filter starts at its first decision, set-up included, sees every move as
+    the seat observes it, and deals the worlds of ISMCTS, PIMC and flat Monte Carlo.
     ``reuse`` (ISMCTS): when the caller passes a ``TreeKeeper`` (the game loop, ``search.play``, keeps one per bot
     seat), the search starts from the subtree of the seat's previous search that the moves since lead to, and keeps
     its trees for the next; without a keeper it has no effect.

@@ -225,3 +225,22 @@ def test_hosted_pimc_and_flat_seats_keep_their_beliefs_and_greedy_and_cheat_have
         assert observes_only("small_islands", 4, settings) is kept
     assert not observes_only("small_islands", 4, BotSettings(algorithm="ismcts", iterations=100, reuse=True))
     assert not needs_trees("small_islands", 4, BotSettings(algorithm="pimc", iterations=100, beliefs=False))
+
+
+def test_a_restart_rebuilds_survives_beliefs_about_values_by_showing_the_moves_again(tmp_path, searches):
+    # Survive's beliefs are a filter over worlds started at the seat's first decision: replaying the moves from the
+    # seat's observation with that decision's seed rebuilds it exactly, with no search and whatever the budget.
+    bots = [None, BotSettings("ismcts", time_ms=5, beliefs=True)]
+    assert observes_only("survive", 2, bots[1])
+    first = GameHost(GameStore(tmp_path / "survive.db"), Limits(**LIMITS))
+    created, hosted = hosted_game(first, "survive", 2, 5, bots, moves=12)
+    learnt = hosted.keepers[1].filter.table()
+    assert learnt and hosted.keepers[1].nodes == 0
+    restarted = GameHost(GameStore(tmp_path / "survive.db"), Limits(**LIMITS))
+    rebuilt = restarted._get(created.game_id)
+    assert rebuilt.trees_stale and not rebuilt.keepers
+    before = len(searches)
+    restarted._ensure_trees(rebuilt, search.Control())
+    assert len(searches) == before
+    assert rebuilt.keepers[1].filter.table() == learnt
+    continue_game(restarted, created, moves=1)
