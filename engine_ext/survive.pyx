@@ -1210,6 +1210,10 @@ GAME_INFOS = (
             widening=2.0,
             minimax=0.7,
             setup_algorithm="greedy",
+            # What the other colours' moves say of their treasure values (engine_ext/survive_beliefs.py): +58 Elo
+            # [18, 100] with two seats, SPRT H1 after 108 pairs (docs/benchmarks.md, "Survive: the clairvoyant bot's
+            # lead is the treasure values").
+            by_players={2: {"beliefs": True}},
         ),
         heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted"),
     ),

@@ -1162,10 +1162,10 @@ cdef bint colour_weighted(const Survive* s, int base) noexcept nogil:
 
 
 cdef void deal_weighted_values(const Survive* s, int base, uint8_t* values, Rng* rng) noexcept nogil:
-    """Deal the colour's multiset ``VALUES`` to its Adventurers (``values`` in storage order, from ``base``) by their
-    weights: in a random order, each takes one of the values left with probability proportional to how many of it
-    are left times its weight for it (all weights 1: a uniform permutation of the multiset); an Adventurer whose
-    weights are zero for every value left takes one by count alone."""
+    """Deal the colour's multiset ``VALUES`` to its Adventurers by their weights: ``values[k]`` names an Adventurer
+    (its storage index from ``base``) and receives its value. In a random order, each takes one of the values left
+    with probability proportional to how many of it are left times its weight for it (all weights 1: a uniform
+    permutation of the multiset); an Adventurer whose weights are zero for every value left takes one by count."""
     cdef int left[NUM_VALUE_KINDS]
     cdef int order[MEEPLES_PER_COLOUR]
     cdef double chance[NUM_VALUE_KINDS]
@@ -1185,7 +1185,7 @@ cdef void deal_weighted_values(const Survive* s, int base, uint8_t* values, Rng*
         i = order[k]
         total = 0.0
         for v in range(NUM_VALUE_KINDS):
-            chance[v] = left[v] * s.value_weight[base + i][v]
+            chance[v] = left[v] * s.value_weight[base + values[i]][v]
             total += chance[v]
         if total <= 0.0:
             for v in range(NUM_VALUE_KINDS):
@@ -1222,10 +1222,10 @@ cdef void s_determinize(void* p, int seat, Rng* rng) noexcept nogil:
         weighted = not own and colour_weighted(s, base)
         for k in range(MEEPLES_PER_COLOUR):
             keys[k] = slot_key(&s.meeple[base + k])
-            values[k] = s.meeple[base + k].value if own else 0
-        if weighted:
-            deal_weighted_values(s, base, values, rng)  # in storage order: each value stays with its slot below
+            values[k] = s.meeple[base + k].value if own else (k if weighted else 0)
         sort_entries(keys, values, MEEPLES_PER_COLOUR)
+        if weighted:  # in slot order, so that the deal does not depend on where the state stores its Adventurers
+            deal_weighted_values(s, base, values, rng)
         if not own and not weighted:
             for k in range(MEEPLES_PER_COLOUR):
                 values[k] = VALUES[k]

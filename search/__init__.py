@@ -556,8 +556,9 @@ def _tree_search(
     belief = None
     info = engine_ext.game_info(state.game_name)
     evidence = deals_by_evidence(config, info)
-    if keeper is not None and (config.reuse or config.beliefs) and config.algorithm == "ismcts":
+    if keeper is not None and (config.reuse or (config.beliefs and not evidence)) and config.algorithm == "ismcts":
         # Trees learnt under other settings (or another game) are not reused; a new thread count starts afresh.
+        # (Beliefs from what the moves show read no trees: a seat with them alone keeps none.)
         budgetless = replace(config, seed=0, iterations=None, time_ms=None, top_k=0, worlds=None, node_capacity=None)
         fingerprint = (state.game_name, players, budgetless)
         if keeper.fingerprint != fingerprint or len(keeper.forests) != threads:
@@ -567,8 +568,7 @@ def _tree_search(
             keeper.beliefs, keeper.evidence, keeper.filter = learnt, evidence_kept, filter_kept
             keeper.forests = [mcts.Forest() for _ in range(threads)]
             keeper.fingerprint = fingerprint
-        if config.reuse or not evidence:
-            forests = keeper.forests  # beliefs from what the moves show read no trees: none are kept for them
+        forests = keeper.forests
         if config.beliefs and not evidence:
             keeper.update_beliefs()
             belief = keeper.belief_rows(players)
