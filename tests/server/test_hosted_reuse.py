@@ -201,6 +201,18 @@ def test_a_bad_tree_memory_is_a_clear_error_at_the_command_line(tmp_path, capsys
         assert "argument --kept-trees-mb: expected a number" in capsys.readouterr().err
 
 
+def rebuilt_without_searching(path, created, searches):
+    """A server restarted on the store at ``path``: the game's kept state, stale after the restart, rebuilt before its
+    next move with no search run."""
+    restarted = GameHost(GameStore(path), Limits(**LIMITS))
+    rebuilt = restarted._get(created.game_id)
+    assert rebuilt.trees_stale and not rebuilt.keepers
+    before = len(searches)
+    restarted._ensure_trees(rebuilt, search.Control())
+    assert len(searches) == before  # no search was run to rebuild it
+    return restarted, rebuilt
+
+
 def test_a_restart_rebuilds_beliefs_from_the_moves_by_showing_them_again_without_searching(tmp_path, searches):
     # Small Islands' beliefs come from what the moves show: a time budget (searches that do not repeat) loses nothing.
     bots = [None, BotSettings("ismcts", time_ms=5, beliefs=True), BotSettings("greedy"), BotSettings("greedy")]
@@ -208,12 +220,7 @@ def test_a_restart_rebuilds_beliefs_from_the_moves_by_showing_them_again_without
     created, hosted = hosted_game(first, "small_islands", 4, 5, bots, moves=12)
     learnt = {seat: list(row) for seat, row in hosted.keepers[1].beliefs.items()}
     assert learnt and hosted.keepers[1].nodes == 0
-    restarted = GameHost(GameStore(tmp_path / "si.db"), Limits(**LIMITS))
-    rebuilt = restarted._get(created.game_id)
-    assert rebuilt.trees_stale and not rebuilt.keepers
-    before = len(searches)
-    restarted._ensure_trees(rebuilt, search.Control())
-    assert len(searches) == before  # no search was run to rebuild them
+    restarted, rebuilt = rebuilt_without_searching(tmp_path / "si.db", created, searches)
     assert rebuilt.keepers[1].beliefs == learnt and rebuilt.keepers[1].evidence is not None
     continue_game(restarted, created, moves=1)
 
@@ -236,11 +243,6 @@ def test_a_restart_rebuilds_survives_beliefs_about_values_by_showing_the_moves_a
     created, hosted = hosted_game(first, "survive", 2, 5, bots, moves=12)
     learnt = hosted.keepers[1].filter.table()
     assert learnt and hosted.keepers[1].nodes == 0
-    restarted = GameHost(GameStore(tmp_path / "survive.db"), Limits(**LIMITS))
-    rebuilt = restarted._get(created.game_id)
-    assert rebuilt.trees_stale and not rebuilt.keepers
-    before = len(searches)
-    restarted._ensure_trees(rebuilt, search.Control())
-    assert len(searches) == before
+    restarted, rebuilt = rebuilt_without_searching(tmp_path / "survive.db", created, searches)
     assert rebuilt.keepers[1].filter.table() == learnt
     continue_game(restarted, created, moves=1)
