@@ -1170,19 +1170,16 @@ cdef void deal_weighted_values(const Survive* s, int base, uint8_t* values, Rng*
     cdef int order[MEEPLES_PER_COLOUR]
     cdef double chance[NUM_VALUE_KINDS]
     cdef double total, pick
-    cdef int k, j, v, tmp, i
+    cdef int k, j, v, i
     for v in range(NUM_VALUE_KINDS):
         left[v] = 0
     for k in range(MEEPLES_PER_COLOUR):
         left[VALUES[k] - 1] += 1
         order[k] = k
-    for k in range(MEEPLES_PER_COLOUR - 1, 0, -1):
-        j = rng_below(rng, k + 1)
-        tmp = order[k]
-        order[k] = order[j]
-        order[j] = tmp
-    for k in range(MEEPLES_PER_COLOUR):
-        i = order[k]
+    for k in range(MEEPLES_PER_COLOUR, 0, -1):   # the next Adventurer: one of the k not yet dealt, at random
+        j = rng_below(rng, k)
+        i = order[j]
+        order[j] = order[k - 1]
         total = 0.0
         for v in range(NUM_VALUE_KINDS):
             chance[v] = left[v] * s.value_weight[base + values[i]][v]
