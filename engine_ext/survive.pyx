@@ -927,6 +927,7 @@ def weigh_values(SurviveState state, dict table):
     cdef Survive* s = copy.g()
     cdef int i, v
     memset(&s.value_weight[0][0], 0, sizeof(s.value_weight))
+    s.value_weighted = 0
     for i in range(s.num_colours * MEEPLES_PER_COLOUR):
         row = table.get((i // MEEPLES_PER_COLOUR, slot_key(&s.meeple[i])))
         if row is None:
@@ -937,6 +938,7 @@ def weigh_values(SurviveState state, dict table):
             if not row[v] >= 0.0:
                 raise ValueError(f"table: weights are numbers >= 0, got {row!r}")
             s.value_weight[i][v] = row[v]
+        s.value_weighted |= 1 << (i // MEEPLES_PER_COLOUR)
     return copy
 
 

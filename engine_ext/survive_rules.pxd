@@ -161,8 +161,9 @@ cdef struct Survive:
     uint8_t held[MAX_SEATS][2][NUM_ABILITIES]   # Ability tiles held: seat, land (beach, forest), ability
     uint8_t revealed[3][NUM_BACKS]               # face-up backs: Effects revealed and Abilities used
     # A searching seat's beliefs about other colours' treasure values (``weigh_values``): per Adventurer (storage
-    # index), the weight of each value 1-5; a colour's rows all zero: its values are dealt uniformly.
+    # index), the weight of each value 1-5, read only for the colours whose bit ``value_weighted`` holds.
     float value_weight[MAX_MEEPLES][NUM_VALUE_KINDS]
+    uint8_t value_weighted   # bit per colour: its rows are set (determinize then deals by them and clears the bit)
 
 
 # ---------------------------------------------------------------------------------------------------------------------

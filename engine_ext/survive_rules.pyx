@@ -1151,16 +1151,6 @@ cdef void match_dolphin_value(Survive* s) noexcept nogil:
             return
 
 
-cdef bint colour_weighted(const Survive* s, int base) noexcept nogil:
-    """Whether any of the colour's Adventurers (storage ``base`` on) has value weights (``weigh_values``)."""
-    cdef int k, v
-    for k in range(MEEPLES_PER_COLOUR):
-        for v in range(NUM_VALUE_KINDS):
-            if s.value_weight[base + k][v] > 0.0:
-                return True
-    return False
-
-
 cdef void deal_weighted_values(const Survive* s, int base, uint8_t* values, Rng* rng) noexcept nogil:
     """Deal the colour's multiset ``VALUES`` to its Adventurers by their weights: ``values[k]`` names an Adventurer
     (its storage index from ``base``) and receives its value. In a random order, each takes one of the values left
@@ -1216,7 +1206,7 @@ cdef void s_determinize(void* p, int seat, Rng* rng) noexcept nogil:
     for colour in range(s.num_colours):
         base = colour * MEEPLES_PER_COLOUR
         own = seat_of_colour(s, colour) == seat
-        weighted = not own and colour_weighted(s, base)
+        weighted = not own and (s.value_weighted >> colour) & 1
         for k in range(MEEPLES_PER_COLOUR):
             keys[k] = slot_key(&s.meeple[base + k])
             values[k] = s.meeple[base + k].value if own else (k if weighted else 0)
@@ -1245,7 +1235,7 @@ cdef void s_determinize(void* p, int seat, Rng* rng) noexcept nogil:
         for k in range(MEEPLES_PER_COLOUR):
             s.meeple[base + k] = rebuilt[k]
         if weighted:  # the rows named the old storage order: the dealt world is uniform again
-            memset(&s.value_weight[base][0], 0, MEEPLES_PER_COLOUR * NUM_VALUE_KINDS * sizeof(float))
+            s.value_weighted &= ~(1 << colour)
     if s.cont_kind == CONT_DOLPHIN and seat != s.active:
         match_dolphin_value(s)
     for land in range(2):
