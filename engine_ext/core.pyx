@@ -234,6 +234,11 @@ cdef class State:
     def game_name(self):
         return self.vt.name.decode()
 
+    @property
+    def nbytes(self):
+        """Memory the position's state struct holds (the same for every position of a game)."""
+        return self.vt.state_size
+
     def __reduce__(self):
         return (_state_from_json, (self.to_json(),))
 

@@ -104,6 +104,11 @@ class ValueBeliefs:
             row[:] = [(1 - UNIFORM_SHARE) * w / total + UNIFORM_SHARE / 5 for w in row]
         return rows
 
+    @property
+    def bytes(self) -> int:
+        """Memory the particles hold (their worlds' state structs), counted with a hosted seat's kept trees."""
+        return sum(world.nbytes for world in self.worlds)
+
     def weigh(self, state: engine_ext.State) -> engine_ext.State:
         """A copy of ``state`` whose worlds are dealt by these beliefs."""
         return survive.weigh_values(state, self.table())

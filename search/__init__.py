@@ -318,8 +318,9 @@ class TreeKeeper:
 
     @property
     def bytes(self) -> int:
-        """Memory the kept trees hold."""
-        return sum(forest.bytes for forest in self.forests)
+        """Memory the kept trees hold, and the belief filter's worlds (``GameInfo.belief_filter``) if it has one."""
+        kept = sum(forest.bytes for forest in self.forests)
+        return kept + (self.filter.bytes if self.filter is not None else 0)
 
 
 @dataclass(frozen=True)

@@ -129,8 +129,8 @@ def seat_view(game_id: str, state: engine_ext.State, seat: int, move_number: int
     )
 
 
-# Kept trees of hosted bot seats, over all games: beyond this, the least recently played games' trees are released
-# (and rebuilt by replay when the game goes on).
+# Kept trees (and belief filters' worlds, ``search.TreeKeeper.bytes``) of hosted bot seats, over all games: beyond
+# this, the least recently played games' are released (and rebuilt by replay when the game goes on).
 KEPT_BYTES = 256 * 2**20
 # A game whose bot seats' trees were lost rebuilds them by replaying those seats' searches from the opening (the same
 # seeds give the same trees), when the searches have iteration budgets (time budgets do not repeat) and add up to at

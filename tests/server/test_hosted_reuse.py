@@ -246,3 +246,22 @@ def test_a_restart_rebuilds_survives_beliefs_about_values_by_showing_the_moves_a
     restarted, rebuilt = rebuilt_without_searching(tmp_path / "survive.db", created, searches)
     assert rebuilt.keepers[1].filter.table() == learnt
     continue_game(restarted, created, moves=1)
+
+
+def test_survives_belief_filters_count_in_the_kept_memory_and_are_rebuilt_when_released(tmp_path, searches):
+    # A filter's worlds are memory a hosted seat keeps like trees: counted in ``kept_bytes``, released from the least
+    # recently played game when the games together hold more, and rebuilt exactly when that game goes on.
+    bots = [None, BotSettings("ismcts", time_ms=5, beliefs=True)]
+    first = GameHost(GameStore(tmp_path / "one.db"), Limits(**LIMITS))
+    _, alone = hosted_game(first, "survive", 2, 5, bots, moves=12)
+    keeper = alone.keepers[1]
+    worlds = keeper.filter.worlds
+    assert keeper.nodes == 0 and keeper.bytes == len(worlds) * worlds[0].nbytes > 0
+    learnt = keeper.filter.table()
+    small = GameHost(GameStore(tmp_path / "small.db"), Limits(**LIMITS), kept_bytes=keeper.bytes * 3 // 2)
+    a, game_a = hosted_game(small, "survive", 2, 5, bots, moves=12)
+    assert a.game_id in small._kept and game_a.keepers[1].filter.table() == learnt
+    b, game_b = hosted_game(small, "survive", 2, 6, bots, moves=12)
+    assert game_a.trees_stale and not game_a.keepers and list(small._kept) == [b.game_id]
+    small._ensure_trees(game_a, search.Control())
+    assert game_a.keepers[1].filter.table() == learnt
