@@ -242,9 +242,7 @@ PLAYED_AS_BEFORE = {"playout_to": "steps"}
 # The settings the bots without a tree read (``search._greedy``, the random pick); the others are a tree search's, so
 # a game's tree-search default that changes (Survive's ``minimax``) leaves its greedy and random bots the same bots.
 READ_WITHOUT_A_TREE = {
-    "greedy": frozenset(
-        "algorithm iterations time_ms heuristic playout_depth light_playouts playout_policy beliefs".split()
-    ),
+    "greedy": frozenset("algorithm iterations time_ms heuristic playout_depth light_playouts playout_policy".split()),
     "random": frozenset({"algorithm"}),
 }
 

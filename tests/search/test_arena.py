@@ -139,10 +139,13 @@ def test_greedy_plays_the_same_whatever_the_tree_settings_it_does_not_read():
     seat = state.current_player()
     unread = dict(exploration=5.0, scaled_exploration=False, candidates=1, widening=0.0, minimax=1.0, final_lcb=2.0,
                   canonical_order=True, playout_to="turn", playout_candidates=2, baseline=False, worlds=3, threads=2,
-                  setup_algorithm="same")  # fmt: skip
+                  setup_algorithm="same", beliefs=True)  # fmt: skip
     assert not set(unread) & arena.READ_WITHOUT_A_TREE["greedy"]
-    plain = search.suggest(state, seat, algorithm="greedy", iterations=200, seed=5)
-    other = search.suggest(state, seat, algorithm="greedy", iterations=200, seed=5, **unread)
+    # A keeper as a game loop gives every seat: greedy deals no worlds by beliefs (Survive's filter) through it.
+    plain = search.suggest(state, seat, algorithm="greedy", iterations=200, seed=5, beliefs=False)
+    keeper = search.TreeKeeper(seat)
+    other = search.suggest(state, seat, algorithm="greedy", iterations=200, seed=5, keeper=keeper, **unread)
+    assert keeper.filter is None and keeper.bytes == 0
     assert [(m.action, m.value) for m in plain.moves] == [(m.action, m.value) for m in other.moves]
 
 
