@@ -428,9 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--kept-trees-mb",
         type=amount(positive=False),
         default=None,
-        help="memory for hosted bots' kept search trees, all games together (default: 256); past it the least "
-        "recently played games' trees are released and rebuilt by replay when they go on (0: none are kept, and a "
-        "bot's next search starts afresh)",
+        help="memory for hosted bots' kept search trees and belief filters, all games together (default: 256); past "
+        "it the least recently played games' are released and rebuilt by replay when they go on (0: none are kept; a "
+        "bot's next search starts afresh, or rebuilds beliefs that come from the moves alone by seeing them again)",
     )
     cmd.set_defaults(run=serve)
     cmd = commands.add_parser("play", help="play a game against bots in the terminal")

@@ -481,11 +481,17 @@ class GameHost:
                 finally:
                     other.lock.release()
                 del self._kept[other_id]
-            if total > self.kept_bytes:  # this game alone holds more: its seats start afresh at their next search
-                for keeper in hosted.keepers.values():
+            if total > self.kept_bytes:  # this game alone holds more: its seats start afresh at their next search,
+                for keeper in hosted.keepers.values():  # or, with beliefs from the moves alone, see the moves again
                     keeper.reset()
                 hosted.keepers.clear()
                 del self._kept[game_id]
+                record = hosted.record
+                hosted.trees_stale = bool(hosted.actions) and all(
+                    observes_only(record.game, record.players, bot)
+                    for bot in hosted.bots
+                    if bot is not None and needs_trees(record.game, record.players, bot)
+                )
 
     def _seen(self, position: Position, action: int) -> list[SeatMove]:
         state = position.state

@@ -265,3 +265,15 @@ def test_survives_belief_filters_count_in_the_kept_memory_and_are_rebuilt_when_r
     assert game_a.trees_stale and not game_a.keepers and list(small._kept) == [b.game_id]
     small._ensure_trees(game_a, search.Control())
     assert game_a.keepers[1].filter.table() == learnt
+
+
+def test_with_no_memory_to_keep_a_filter_the_seat_sees_the_moves_again_at_each_decision(tmp_path, searches):
+    # A host that keeps nothing (``--kept-trees-mb 0``) releases the filter after every move; the seat rebuilds it from
+    # the moves before its next search, so it still searches exactly as the arena's game loop (which keeps it) does.
+    bots = [None, BotSettings("ismcts", iterations=100, beliefs=True)]
+    none_kept = GameHost(GameStore(tmp_path / "none.db"), Limits(**LIMITS), kept_bytes=0)
+    _, hosted = hosted_game(none_kept, "survive", 2, 7, bots, moves=20)
+    assert not hosted.keepers and hosted.trees_stale and not none_kept._kept
+    played = searches[:]
+    assert len(played) >= 10
+    assert played == arena_searches(searches, "survive", 2, 7, bots)[: len(played)]
