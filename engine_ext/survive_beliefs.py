@@ -49,6 +49,9 @@ class ValueBeliefs:
         ``REDEALS`` times until one could."""
         actor = state.current_player()
         observed = state.observed_action(action, self.seat)
+        if self.lost:  # every particle was ruled out: start again from what the seat sees now
+            self.worlds = [state.determinize(self.seat, self.rng.getrandbits(63)) for _ in self.worlds]
+            self.log_weights = [0.0] * len(self.worlds)
         for i, world in enumerate(self.worlds):
             if self.log_weights[i] == -math.inf:
                 continue
@@ -63,6 +66,12 @@ class ValueBeliefs:
             self.log_weights[i] += math.log(likelihood) if likelihood > 0 else -math.inf
         self.observed += 1
         self._resample_if_degenerate()
+
+    @property
+    def lost(self) -> bool:
+        """Every particle ruled out by a move (none of its redeals could have made it): the filter knows nothing
+        until the next move it observes deals it afresh, and ``table()`` is empty (the uniform deal)."""
+        return all(w == -math.inf for w in self.log_weights)
 
     def _normalised(self) -> list[float]:
         top = max(self.log_weights)
@@ -94,9 +103,15 @@ class ValueBeliefs:
 
     def table(self) -> dict:
         """Per slot of another colour's Adventurers, ``(colour, slot) -> [weight of value 1..5]`` (the particles'
-        weighted share of each value there, a quarter of it uniform), for ``survive.weigh_values``."""
+        weighted share of each value there, a quarter of it uniform), for ``survive.weigh_values``. Particles ruled
+        out by a move count for nothing: their worlds stopped at it, so their slots may be ones the board has left.
+        Empty when every particle is ruled out."""
         rows: dict = {}
+        if self.lost:
+            return rows
         for weight, world in zip(self._normalised(), self.worlds, strict=True):
+            if weight == 0.0:
+                continue
             for key, value in survive.value_slots(world, self.colours):
                 rows.setdefault(key, [0.0] * 5)[value - 1] += weight
         for row in rows.values():
