@@ -302,6 +302,21 @@ def load_results(path: Path, tournament: Tournament) -> list[dict]:
     return results
 
 
+class GameFailedError(RuntimeError):
+    """A game of a run raised (a bug in an engine or a bot): which game, so that it can be played again alone.
+    ``job`` is its record without results (game, match, deal, seats, seed, configurations)."""
+
+    def __init__(self, job: dict, error: BaseException):
+        self.job = job
+        self.error = error
+        seats = ",".join(job["seats"])
+        super().__init__(
+            f"a game failed ({job['game']}, match {job['match']}, deal {job['deal']}, seats {seats}, seed "
+            f"{job['seed']}): {type(error).__name__}: {error}. The games finished before it are kept; "
+            f"search.arena.play_game({job['game']!r}, <the seats' BotSettings>, {job['seed']}) plays it again"
+        )
+
+
 def run(
     tournament: Tournament,
     path: Path | None,
@@ -313,11 +328,12 @@ def run(
     """Play every game of ``tournament`` not already in ``path``, appending each finished game to it at once (an
     interrupted run loses nothing and the same call continues it). ``stop(results)`` can end the run early (SPRT):
     an executor with an ``abandon`` method (``local_executor``'s) then ends the games in flight instead of finishing
-    them unrecorded, and is shut down; so does a Ctrl-C, which then reaches the caller."""
+    them unrecorded, and is shut down; so does a Ctrl-C, which then reaches the caller, and a game that raises, which
+    reaches it as ``GameFailedError`` naming the game."""
     results = load_results(path, tournament) if path else []
     done = {job_key(r) for r in results}
     pending = (job for job in tournament.jobs() if job_key(job) not in done)
-    running: set[Future] = set()
+    running: dict[Future, dict] = {}
     sink = open(path, "a") if path else None  # noqa: SIM115 - closed below, appended to as games finish
     if sink and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
         sink.write("\n")  # a last line cut short by a kill stays alone: the next game must not be glued to it
@@ -332,16 +348,26 @@ def run(
                 job = next(pending, None)
                 if job is None:
                     break
-                running.add(executor.submit(_play_job, job))
+                running[executor.submit(_play_job, job)] = job
             if not running:
                 break
-            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            failed = None
             for future in finished:
+                job = running.pop(future)
+                if future.exception() is not None:
+                    failed = failed or GameFailedError(job, future.exception())
+                    continue
                 result = future.result()
                 results.append(result)
                 if sink:
                     sink.write(json.dumps(result, sort_keys=True) + "\n")
                     sink.flush()
+            if failed is not None:
+                abandon = getattr(executor, "abandon", None)
+                if running and abandon is not None:
+                    abandon()  # the games still in flight would not be recorded either
+                raise failed from failed.error
             if progress:
                 progress(results)
     except KeyboardInterrupt:

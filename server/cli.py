@@ -373,6 +373,17 @@ def bench_strength(args: argparse.Namespace) -> int:
         word, code = stopped_by(err)
         print(f"\natoll bench strength: {word}; {kept}", file=sys.stderr)
         return code
+    except arena.GameFailedError as err:  # a bug, not a bad request: the traceback, then which game and how to resume
+        import traceback
+
+        traceback.print_exception(err.__cause__, file=sys.stderr)
+        kept = (
+            f" ({len(arena.load_results(out, tournament))} games are in {out}; once mended, the same command resumes)"
+            if out
+            else ""
+        )
+        print(f"\natoll bench strength: {err}{kept}", file=sys.stderr)
+        return 1
     finally:
         executor.shutdown()
     if not args.quiet:

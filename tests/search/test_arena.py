@@ -78,6 +78,34 @@ def test_a_run_stopped_early_ends_the_game_in_flight_instead_of_finishing_it_unr
         assert len(arena.run(tournament, path, executor)) == 3  # the abandoned game is played on resumption
 
 
+def test_a_game_that_raises_is_named_and_the_games_before_it_are_kept(tmp_path, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = tmp_path / "games.jsonl"
+    tournament = kuhn(3)
+    jobs = list(tournament.jobs())
+    broken = jobs[3]
+    play_game = arena.play_game
+
+    def failing(game, bots, seed, options=None):
+        if seed == broken["seed"] and [b.algorithm for b in bots] == [FAST[n].algorithm for n in broken["seats"]]:
+            raise ZeroDivisionError("float division by zero")
+        return play_game(game, bots, seed, options)
+
+    monkeypatch.setattr(arena, "play_game", failing)
+    with ThreadPoolExecutor(1) as executor, pytest.raises(arena.GameFailedError) as failed:
+        arena.run(tournament, path, executor, in_flight=1)
+    message = str(failed.value)
+    seats = ",".join(broken["seats"])
+    assert f"(kuhn_poker, match a,r, deal {broken['deal']}, seats {seats}, seed {broken['seed']})" in message
+    assert "ZeroDivisionError: float division by zero" in message and failed.value.job == broken
+    assert isinstance(failed.value.__cause__, ZeroDivisionError)
+    assert len(arena.load_results(path, tournament)) == 3  # the games finished before it
+    monkeypatch.setattr(arena, "play_game", play_game)  # mended: the same call plays the rest
+    with ThreadPoolExecutor(1) as executor:
+        assert comparable(arena.run(tournament, path, executor)) == comparable(in_process(tournament))
+
+
 def test_a_file_from_other_configurations_is_refused(tmp_path):
     path = tmp_path / "games.jsonl"
     results = in_process(kuhn(1))

@@ -176,6 +176,30 @@ def test_bench_strength_writes_into_a_missing_folder_and_refuses_bad_counts_and_
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
+def test_bench_strength_names_a_game_that_raises_and_says_what_was_kept(tmp_path, monkeypatch, capsys):
+    from search import arena
+    from server.cli import main
+
+    def run(tournament, path, executor, **_):
+        path.write_text("")
+        job = next(iter(tournament.jobs()))
+        try:
+            raise ZeroDivisionError("float division by zero")
+        except ZeroDivisionError as err:
+            raise arena.GameFailedError(job, err) from err
+
+    monkeypatch.setattr(arena, "run", run)
+    out = tmp_path / "ab.jsonl"
+    base = ["bench", "strength", "--game", "islet", "--bot", "a=greedy", "--bot", "b=random", "--quiet"]
+    assert main([*base, "--deals", "1", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "ZeroDivisionError: float division by zero" in err  # the bug's own traceback
+    assert (
+        "a game failed (islet, match a,b, deal 0, seats a,b, seed " in err
+        and f"(0 games are in {out}; once mended" in err
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
