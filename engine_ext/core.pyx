@@ -24,6 +24,9 @@ class MoveError(ValueError):
         self.move_number = move_number
         self.legal = list(legal)
 
+    def __reduce__(self):  # whole across processes (an arena worker's error reaches the parent pickled)
+        return type(self), (self.args[0], self.move_number, self.legal)
+
 
 class IllegalAction(MoveError):
     """A well-formed action that is not legal in the state it was applied to; the state is left unchanged."""
@@ -39,6 +42,10 @@ class InvalidObservation(ValueError):
     def __init__(self, field, message):
         super().__init__(f"{field}: {message}")
         self.field = field
+        self.message = message
+
+    def __reduce__(self):
+        return type(self), (self.field, self.message)
 
 
 cdef class State:

@@ -23,6 +23,9 @@ class InvalidOption(ValueError):  # noqa: N818 - named as IllegalAction and Inva
         super().__init__(message)
         self.option = option
 
+    def __reduce__(self):  # whole across processes (an arena worker's error reaches the parent pickled)
+        return type(self), (self.option, self.args[0])
+
 
 @dataclass(frozen=True)
 class GameOption:

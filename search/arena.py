@@ -316,6 +316,9 @@ class GameFailedError(RuntimeError):
             f"search.arena.play_game({job['game']!r}, <the seats' BotSettings>, {job['seed']}) plays it again"
         )
 
+    def __reduce__(self):
+        return type(self), (self.job, self.error)
+
 
 def run(
     tournament: Tournament,

@@ -40,6 +40,10 @@ class CodecError(ValueError):
     def __init__(self, field: str, message: str):
         super().__init__(f"{field}: {message}")
         self.field = field
+        self.message = message
+
+    def __reduce__(self):
+        return type(self), (self.field, self.message)
 
 
 @cache

@@ -18,6 +18,9 @@ class RequestError(Exception):
         self.code = code
         self.field = field
 
+    def __reduce__(self):
+        return type(self), (self.code, self.args[0], self.field)
+
 
 def short(value: object, limit: int = ECHO_LIMIT) -> str:
     """``value`` as text cut to ``limit`` characters, for quoting client input in an error."""

@@ -90,3 +90,29 @@ def test_states_pickle_through_json(name):
     state = engine_ext.new_game(name, engine_ext.game_info(name).min_players, seed=3)
     contract.random_step(state, random.Random(0))
     assert pickle.loads(pickle.dumps(state)).to_json() == state.to_json()
+
+
+def test_errors_pickle_whole():
+    # An arena worker's error reaches the parent pickled; an error that cannot be rebuilt from its pickle breaks the
+    # whole process pool instead of naming itself.
+    import pickle
+
+    from server.codec import CodecError
+    from server.errors import RequestError
+
+    state = engine_ext.new_game("kuhn_poker", 2, seed=0)
+    with pytest.raises(engine_ext.IllegalAction) as illegal:
+        state.apply(99)
+    errors = [
+        illegal.value,
+        engine_ext.InvalidMoveText("no such move", 3, ["Pass", "Bet"]),
+        engine_ext.InvalidObservation("cards", "two cards in one hand"),
+        engine_ext.InvalidOption("players", "players: expected 2 to 4, got 9"),
+        CodecError("seat", "out of range"),
+        RequestError("INVALID_ARGUMENT", "bad seat", "seat"),
+    ]
+    for error in errors:
+        copy = pickle.loads(pickle.dumps(error))
+        assert type(copy) is type(error) and str(copy) == str(error)
+        assert {k: v for k, v in vars(copy).items()} == {k: v for k, v in vars(error).items()}
+    assert illegal.value.legal and pickle.loads(pickle.dumps(illegal.value)).move_number == illegal.value.move_number

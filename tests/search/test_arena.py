@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import engine_ext
 from search import arena, stats
 from search.play import BotSettings
 
@@ -104,6 +105,23 @@ def test_a_game_that_raises_is_named_and_the_games_before_it_are_kept(tmp_path, 
     monkeypatch.setattr(arena, "play_game", play_game)  # mended: the same call plays the rest
     with ThreadPoolExecutor(1) as executor:
         assert comparable(arena.run(tournament, path, executor)) == comparable(in_process(tournament))
+
+
+def test_an_error_raised_in_a_worker_process_reaches_the_caller_whole():
+    # A game whose options the engine refuses, played in a real worker: the engine's InvalidOption must come back as
+    # itself inside GameFailedError, not as a broken process pool (it did not pickle before).
+    tournament = kuhn(2)
+    jobs = list(tournament.jobs())
+    jobs[1] = {**jobs[1], "options": {"nosuch": 1}}
+
+    class Broken:
+        def jobs(self):
+            return iter(jobs)
+
+    with arena.local_executor(1) as executor, pytest.raises(arena.GameFailedError) as failed:
+        arena.run(Broken(), None, executor, in_flight=1)
+    assert failed.value.job == jobs[1]
+    assert isinstance(failed.value.error, engine_ext.InvalidOption) and failed.value.error.option == "nosuch"
 
 
 def test_a_file_from_other_configurations_is_refused(tmp_path):
