@@ -114,5 +114,5 @@ def test_errors_pickle_whole():
     for error in errors:
         copy = pickle.loads(pickle.dumps(error))
         assert type(copy) is type(error) and str(copy) == str(error)
-        assert {k: v for k, v in vars(copy).items()} == {k: v for k, v in vars(error).items()}
+        assert vars(copy) == vars(error)
     assert illegal.value.legal and pickle.loads(pickle.dumps(illegal.value)).move_number == illegal.value.move_number
