@@ -99,6 +99,7 @@ class SearchDefaults:
     candidates: int = 1  # untried moves drawn per new child, the heuristic's best one ply on is taken (1: random)
     widening: float = 0.0  # progressive widening factor (0: off)
     minimax: float = 0.0  # implicit minimax weight in selection (0: off)
+    minimax_prior: float = 0.0  # minimax: the node's mean counted as this many visits in each child's line (0: off)
     final_lcb: float = 0.0  # the final choice by a lower confidence bound, this many standard errors (0: most visited)
     halving: bool = False  # tree searches with an iteration budget: sequential halving over the root moves
     canonical_order: bool = False  # tree search: consecutive own moves that commute are searched in one order only

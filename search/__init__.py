@@ -59,6 +59,8 @@ class SearchConfig:
     times grows at most ``ceil(widening * sqrt(v))`` children (0: every move is tried before any is revisited).
     ``minimax``: implicit minimax backups, the weight in [0, 1] of a child's best line through its mover's own next
     decisions (scored by the heuristic) beside its mean reward when a node picks among its children (0: off).
+    ``minimax_prior``: before that best line is taken, each child's line counts its node's mean as this many visits
+    beside its own (a line tried once holds one sampled world's luck; 0: off).
     ``final_lcb`` (tree searches): the move played is the one whose learnt value has the highest lower confidence
     bound, this many standard errors below its mean, among the moves with at least a tenth of the most visited one's
     visits (0: the most visited, the default).
@@ -128,6 +130,7 @@ class SearchConfig:
     candidates: int | None = None
     widening: float | None = None
     minimax: float | None = None
+    minimax_prior: float | None = None
     final_lcb: float | None = None
     halving: bool | None = None
     canonical_order: bool | None = None
@@ -185,6 +188,7 @@ class SearchConfig:
             candidates=candidates,
             widening=defaults.widening if self.widening is None else self.widening,
             minimax=defaults.minimax if self.minimax is None else self.minimax,
+            minimax_prior=defaults.minimax_prior if self.minimax_prior is None else self.minimax_prior,
             final_lcb=defaults.final_lcb if self.final_lcb is None else self.final_lcb,
             halving=defaults.halving if self.halving is None else self.halving,
             canonical_order=defaults.canonical_order if self.canonical_order is None else self.canonical_order,
@@ -507,6 +511,8 @@ def check_config(config: SearchConfig, state: engine_ext.State, allow_cheat: boo
         raise ValueError(f"widening: expected 0 (off) or a positive factor, got {config.widening}")
     if config.minimax is not None and not 0 <= config.minimax <= 1:
         raise ValueError(f"minimax: expected a weight from 0 (off) to 1, got {config.minimax}")
+    if config.minimax_prior is not None and not 0 <= config.minimax_prior < math.inf:
+        raise ValueError(f"minimax_prior: expected a finite number of visits >= 0, got {config.minimax_prior}")
     if config.final_lcb is not None and not 0 <= config.final_lcb < math.inf:
         raise ValueError(f"final_lcb: expected a finite number of standard errors >= 0, got {config.final_lcb}")
     info = engine_ext.game_info(state.game_name)

@@ -78,6 +78,7 @@ cdef struct Params:
     int candidates          # a new child is the best of this many untried moves by the heuristic one ply on (1: random)
     double widening         # > 0: a node visited v times has at most ceil(widening * sqrt(v)) children
     double minimax          # weight of a child's implicit minimax value beside its mean in selection (0: off)
+    double minimax_prior    # the node's mean counted as this many visits in each child's line before the max (0: off)
     bint canonical_order    # below the root, skip a move the game calls redundant after the same seat's last one
     bint open_loop          # ISMCTS: the searching seat's tree follows its own moves only; detached seats play on
     bint private_roots      # ISMCTS: each other seat's tree branches first on what that seat alone knows in the world

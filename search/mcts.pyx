@@ -765,23 +765,29 @@ cdef void select_and_expand(const GameVTable* vt, const Params* prm, Arena* aren
         vt.apply(w.world, action)
 
 
-cdef double minimax_value(const Arena* arena, const Node* node) noexcept nogil:
+cdef double minimax_value(const Arena* arena, const Node* node, double prior) noexcept nogil:
     """``node``'s implicit minimax value for its mover: the best ``best`` among its visited children when every one
-    of them is the same seat's next decision, else (another seat or chance moves next, or a leaf) its mean."""
+    of them is the same seat's next decision, else (another seat or chance moves next, or a leaf) its mean. With
+    ``prior`` > 0 each child's line first counts ``node``'s mean as ``prior`` visits beside its own, so that a line
+    tried a few times (one sampled world each) does not win the max by its luck."""
     cdef int32_t child = node.first_child
     cdef const Node* c
-    cdef double top = -1e300
+    cdef double top = -1e300, line
+    cdef double mean = node.value / node.visits
     cdef bint any_child = False
     while child != NO_NODE:
         c = &arena.nodes[child]
         if c.visits > 0:
             if c.mover != node.mover:
-                return node.value / node.visits
-            if c.best > top:
-                top = c.best
+                return mean
+            line = c.best
+            if prior > 0.0:
+                line = (c.visits * line + prior * mean) / (c.visits + prior)
+            if line > top:
+                top = line
             any_child = True
         child = c.next_sibling
-    return top if any_child else node.value / node.visits
+    return top if any_child else mean
 
 
 cdef void backpropagate(const Params* prm, Arena* arena, RootStats* stats, bint perfect, Walk* w) noexcept nogil:
@@ -800,7 +806,7 @@ cdef void backpropagate(const Params* prm, Arena* arena, RootStats* stats, bint 
                 node.value += reward
                 node.square += reward * reward
                 if prm.minimax > 0.0:
-                    node.best = minimax_value(arena, node)
+                    node.best = minimax_value(arena, node, prm.minimax_prior)
             if k == 1 and node.slot >= 0 and (perfect or t == prm.seat):
                 root_record(stats, node.slot, w.raw, w.win, w.scaled[prm.seat] - w.baseline[prm.seat] + 0.5)
 
@@ -1151,6 +1157,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.candidates = config.candidates
     prm.widening = config.widening
     prm.minimax = config.minimax
+    prm.minimax_prior = config.minimax_prior
     prm.canonical_order = config.canonical_order and vt.redundant != NULL
     prm.open_loop = config.open_loop and prm.algorithm == ALG_ISMCTS
     prm.private_roots = config.private_roots and prm.algorithm == ALG_ISMCTS and vt.private_key != NULL

@@ -275,6 +275,41 @@ def test_implicit_minimax_values_a_line_of_own_moves_by_its_end_not_its_mean():
         search.suggest(state, 0, minimax=1.5)
 
 
+@pytest.mark.parametrize("prior", [0.0, 2.0])
+def test_minimax_prior_shrinks_each_line_toward_its_node_mean_before_the_max(prior):
+    # The position above: red's first four decisions are one chain (a tiny widening keeps one child a node), so after
+    # k iterations node j of the chain (1: the root's child) holds the scores n_j..n_k. Its line is its only child's,
+    # that child's visits and its own mean weighed together: best_j = (v * best_(j+1) + prior * mean_j) / (v + prior)
+    # with v = k - j, and best_k = n_k (prior 0: every node holds the newest score, as above).
+    state = position(
+        adventurers={"red": [(SWIMMER, 5), ("(-1,1)", 3)], "green": [("(-2,3)", 5)]},
+        tiles={"(-2,3)": "b", "(-1,1)": "f", "(0,1)": "f"},
+    )
+    info = engine_ext.game_info("survive")
+    sums, bests = [], []
+    for iterations in range(1, 5):
+        config = search.SearchConfig(
+            iterations=iterations, widening=0.01, minimax=1.0, minimax_prior=prior, candidates=4, seed=5, worlds=1
+        )
+        run = mcts.run(state, 0, config.resolved(info), iterations, 0.0, 5, search.Control(), 100)
+        (child,) = run["root_children"]
+        sums.append(child["value_sum"])
+        bests.append(child["best"])
+    newest = [sums[0]] + [b - a for a, b in zip(sums, sums[1:], strict=False)]
+    expected = []
+    for k in range(1, 5):
+        best = newest[k - 1]
+        for j in range(k - 1, 0, -1):
+            visits = k - j
+            best = (visits * best + prior * sum(newest[j - 1 : k]) / (k - j + 1)) / (visits + prior)
+        expected.append(best)
+    assert bests == pytest.approx(expected)
+    if prior:  # the scores differ, so the prior moves the lines away from the newest scores
+        assert max(abs(b - n) for b, n in zip(bests, newest, strict=True)) > 1e-3
+    with pytest.raises(ValueError, match="minimax_prior"):
+        search.suggest(state, 0, minimax_prior=-1.0)
+
+
 def clocked(mountains: tuple, moves_left: int, forests: tuple = (), hourglass: str = "beach_forest"):
     """Red (seat 0, to move) and green each with a 5 on a Mountain five spaces from a Rescue Island, and more
     Mountains: the third Volcano is expected among them (4 face down), so the game's end is near."""
