@@ -246,16 +246,21 @@ def test_widening_bounds_the_children_of_a_node_by_its_visits():
         search.suggest(state, 0, candidates=0)
 
 
+def red_line() -> engine_ext.State:
+    """Red to make its Movement: a swimmer worth 5 and an Adventurer worth 3 on land; green with a 5 on a Beach."""
+    return position(
+        adventurers={"red": [(SWIMMER, 5), ("(-1,1)", 3)], "green": [("(-2,3)", 5)]},
+        tiles={"(-2,3)": "b", "(-1,1)": "f", "(0,1)": "f"},
+    )
+
+
 def test_implicit_minimax_values_a_line_of_own_moves_by_its_end_not_its_mean():
     # Red's Movement: two Adventurers' steps, the end of Movement, Rising Waters and the removed tile's reveal are
     # red's own consecutive decisions; the creature die that follows is chance. With a tiny widening factor every node
     # keeps one child, so each iteration extends one line by one node and the root child holds the mean of every
     # node's first score. Its minimax value must be the score of the line's newest node while the line is red's own,
     # and once chance follows the reveal, the reveal's mean (minimax does not reach past another mover).
-    state = position(
-        adventurers={"red": [(SWIMMER, 5), ("(-1,1)", 3)], "green": [("(-2,3)", 5)]},
-        tiles={"(-2,3)": "b", "(-1,1)": "f", "(0,1)": "f"},
-    )
+    state = red_line()
     info = engine_ext.game_info("survive")
     sums, bests = [], []
     for iterations in range(1, 8):
@@ -281,10 +286,7 @@ def test_minimax_prior_shrinks_each_line_toward_its_node_mean_before_the_max(pri
     # k iterations node j of the chain (1: the root's child) holds the scores n_j..n_k. Its line is its only child's,
     # that child's visits and its own mean weighed together: best_j = (v * best_(j+1) + prior * mean_j) / (v + prior)
     # with v = k - j, and best_k = n_k (prior 0: every node holds the newest score, as above).
-    state = position(
-        adventurers={"red": [(SWIMMER, 5), ("(-1,1)", 3)], "green": [("(-2,3)", 5)]},
-        tiles={"(-2,3)": "b", "(-1,1)": "f", "(0,1)": "f"},
-    )
+    state = red_line()
     info = engine_ext.game_info("survive")
     sums, bests = [], []
     for iterations in range(1, 5):
