@@ -236,7 +236,7 @@ def job_key(job: dict) -> tuple:
 
 # Settings added to SearchConfig after some runs were recorded, each with the value that plays as the search did
 # before it existed: a record without the setting played that way, so it reads as that value.
-PLAYED_AS_BEFORE = {"playout_to": "steps"}
+PLAYED_AS_BEFORE = {"playout_to": "steps", "minimax_prior": 0.0}
 
 
 # The settings the bots without a tree read (``search._greedy``, the random pick); the others are a tree search's, so

@@ -671,6 +671,33 @@ def test_rows_read_a_setting_added_since_a_record_as_its_former_behaviour(tmp_pa
         rows.rows([first, turn])
 
 
+# The resolved settings the first game records kept; every setting added since must read as its former behaviour.
+FIRST_RECORDED = frozenset(
+    "algorithm baseline beliefs candidates canonical_order exploration final_lcb halving heuristic iterations"
+    " light_playouts minimax node_capacity open_loop playout_depth playout_policy private_roots reuse"
+    " scaled_exploration setup_algorithm threads time_ms top_k widening worlds".split()
+)
+
+
+@pytest.mark.parametrize("game,players", [("survive", 4), ("small_islands", 4), ("islet", 2)])
+def test_a_record_from_before_a_setting_was_added_resumes_when_the_setting_plays_as_before(tmp_path, game, players):
+    now = arena.resolved_settings(game, players, BotSettings("ismcts", iterations=5))
+    added = set(now) - FIRST_RECORDED - {"playout_candidates"}  # counted only where playout_to uses it
+    unlisted = sorted(added - set(arena.PLAYED_AS_BEFORE))
+    assert not unlisted, f"settings added since the first records, not in arena.PLAYED_AS_BEFORE: {unlisted}"
+    as_before = BotSettings("ismcts", iterations=5, **{key: arena.PLAYED_AS_BEFORE[key] for key in added})
+    tournament = arena.Tournament(game, players, {"x": as_before}, [["x"] * players], 1)
+    old = {key: value for key, value in arena.resolved_settings(game, players, as_before).items()}
+    old = {key: value for key, value in old.items() if key in FIRST_RECORDED}
+    record = {"game": game, "players": players, "configs": {"x": as_before.to_dict()}, "resolved": {"x": old}}
+    path = tmp_path / "old.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    assert arena.load_results(path, tournament) == [record]
+    path.write_text(json.dumps(record | {"resolved": {"x": old | {"minimax": 0.123}}}) + "\n")
+    with pytest.raises(ValueError, match=r"minimax 0\.123 -> .*a default changed since"):
+        arena.load_results(path, tournament)
+
+
 def test_a_tournament_refuses_a_configuration_its_games_would_fail_on_before_playing_any():
     bad = {"c": BotSettings("ismcts", iterations=0), "r": FAST["r"]}
     with pytest.raises(ValueError, match="configuration 'c': iterations: expected at least 1, got 0"):
