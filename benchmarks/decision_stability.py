@@ -12,14 +12,20 @@ name ``pimc`` or any entry with ``"algorithm"`` sets its algorithm; one with ``"
 ``--iterations`` under ``--seeds`` seeds, and two reference searches (ISMCTS and PIMC at ``--reference-iterations``
 on 2 threads) name a move each. Prints one JSON object: per configuration, ``stability`` (the mean share of seeds
 that pick the configuration's most frequent move at a position) and ``agrees_ismcts`` / ``agrees_pimc`` (the mean
-share of picks equal to each reference's move). A noisier search is less stable; agreement with a reference is only
-as good as the reference.
+share of picks equal to each reference's move; none with ``--reference-iterations 0``), ``top_visit_share`` (the
+mean share of the root's visits its chosen move held) and ``agreement`` (per pair of configurations, the share of
+their picks at a position, every seed of one against every seed of the other, that are the same move; a configuration
+with itself: every pair of its seeds). A noisier search is less stable; agreement with a reference is only as good as
+the reference. A search that settles on whichever move led early holds most visits on its choice and still
+disagrees with itself across seeds.
 """
 
 import argparse
 import collections
+import itertools
 import json
 import random
+import statistics
 
 import engine_ext
 import search
@@ -67,8 +73,15 @@ def main() -> None:
         parser.error(f"--configs: not JSON ({err})")
     if not isinstance(configs, dict) or not all(isinstance(v, dict) for v in configs.values()):
         parser.error('--configs: expected a JSON object of name -> settings, e.g. {"c10": {"exploration": 0.1}}')
+    if args.seeds < 2:
+        parser.error("--seeds: expected at least 2 (stability compares seeds)")
+    if args.reference_iterations < 0:
+        parser.error("--reference-iterations: expected 0 (no references) or more")
     stability = collections.defaultdict(list)
-    agrees = {"ismcts": collections.defaultdict(list), "pimc": collections.defaultdict(list)}
+    top_share = collections.defaultdict(list)
+    agreement = collections.defaultdict(list)
+    references = ("ismcts", "pimc") if args.reference_iterations else ()
+    agrees = {algorithm: collections.defaultdict(list) for algorithm in references}
     for state in positions(args.game, args.players, args.positions, args.seed):
         seat = state.current_player()
         reference = {
@@ -77,12 +90,18 @@ def main() -> None:
             ).best.action
             for algorithm in agrees
         }
+        picks = {}
         for name, settings in configs.items():
             settings = {"algorithm": "pimc" if name == "pimc" else "ismcts", "iterations": args.iterations, **settings}
-            picks = [search.suggest(state, seat, seed=s, **settings).best.action for s in range(args.seeds)]
-            stability[name].append(collections.Counter(picks).most_common(1)[0][1] / args.seeds)
+            results = [search.suggest(state, seat, seed=s, **settings) for s in range(args.seeds)]
+            picks[name] = [result.best.action for result in results]
+            stability[name].append(collections.Counter(picks[name]).most_common(1)[0][1] / args.seeds)
+            top_share[name].append(statistics.fmean(r.best.visits / max(1, r.stats["iterations"]) for r in results))
             for algorithm, move in reference.items():
-                agrees[algorithm][name].append(sum(p == move for p in picks) / args.seeds)
+                agrees[algorithm][name].append(sum(p == move for p in picks[name]) / args.seeds)
+        for a, b in itertools.combinations_with_replacement(configs, 2):
+            pairs = itertools.combinations(picks[a], 2) if a == b else itertools.product(picks[a], picks[b])
+            agreement[f"{a}~{b}"].append(statistics.fmean(x == y for x, y in pairs))
     mean = lambda values: round(sum(values) / len(values), 3)  # noqa: E731
     report = {
         "game": args.game,
@@ -95,11 +114,12 @@ def main() -> None:
             name: {
                 "settings": configs[name],
                 "stability": mean(stability[name]),
-                "agrees_ismcts": mean(agrees["ismcts"][name]),
-                "agrees_pimc": mean(agrees["pimc"][name]),
+                "top_visit_share": mean(top_share[name]),
+                **{f"agrees_{algorithm}": mean(agrees[algorithm][name]) for algorithm in agrees},
             }
             for name in configs
         },
+        "agreement": {pair: mean(values) for pair, values in agreement.items()},
     }
     print(json.dumps(report, indent=2))
 

@@ -79,6 +79,24 @@ def test_search_profile_profiles_set_up_and_play_positions():
         assert entry["max_depth"] >= 1
 
 
+def test_decision_stability_compares_configurations_pairwise_without_references():
+    configs = '{"a": {}, "same": {}, "other": {"iterations": 20}}'
+    report = _run(
+        "decision_stability.py", "--game", "islet", "--players", "2", "--positions", "3", "--seeds", "2",
+        "--iterations", "200", "--configs", configs, "--reference-iterations", "0",
+    )  # fmt: skip
+    assert set(report["agreement"]) == {"a~a", "a~same", "a~other", "same~same", "same~other", "other~other"}
+    for name, row in report["configs"].items():
+        assert not any(key.startswith("agrees_") for key in row)  # no reference searches were run
+        assert 0 < row["top_visit_share"] <= 1
+        # with itself, over two seeds: agreeing at a position is a modal share of 1, else of 1/2
+        assert report["agreement"][f"{name}~{name}"] == pytest.approx(2 * row["stability"] - 1, abs=0.003)
+    # the same settings under the same seeds pick the same moves: of the four pairs of picks, the two that share a
+    # seed always agree, the two that do not agree as its seeds do
+    assert report["agreement"]["a~same"] == pytest.approx((1 + report["agreement"]["a~a"]) / 2, abs=0.003)
+    assert report["configs"]["a"] == report["configs"]["same"]
+
+
 @pytest.mark.parametrize(
     ("script", "args", "keys"),
     [
