@@ -687,8 +687,8 @@ def test_a_record_from_before_a_setting_was_added_resumes_when_the_setting_plays
     assert not unlisted, f"settings added since the first records, not in arena.PLAYED_AS_BEFORE: {unlisted}"
     as_before = BotSettings("ismcts", iterations=5, **{key: arena.PLAYED_AS_BEFORE[key] for key in added})
     tournament = arena.Tournament(game, players, {"x": as_before}, [["x"] * players], 1)
-    old = {key: value for key, value in arena.resolved_settings(game, players, as_before).items()}
-    old = {key: value for key, value in old.items() if key in FIRST_RECORDED}
+    resolved = arena.resolved_settings(game, players, as_before)
+    old = {key: value for key, value in resolved.items() if key in FIRST_RECORDED}
     record = {"game": game, "players": players, "configs": {"x": as_before.to_dict()}, "resolved": {"x": old}}
     path = tmp_path / "old.jsonl"
     path.write_text(json.dumps(record) + "\n")
