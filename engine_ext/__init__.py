@@ -10,7 +10,7 @@ import json
 
 from engine_ext import islet, kuhn_poker, leduc_poker, small_islands, survive
 from engine_ext.core import CHANCE, TERMINAL, IllegalAction, InvalidMoveText, InvalidObservation, State
-from engine_ext.registry import GameInfo, GameOption, InvalidOption, SearchDefaults
+from engine_ext.registry import BudgetDefaults, GameInfo, GameOption, InvalidOption, SearchDefaults
 
 _RECORDS: dict[str, GameInfo] = {
     info.name: info for module in (kuhn_poker, leduc_poker, survive, islet, small_islands) for info in module.GAME_INFOS
@@ -20,6 +20,7 @@ GAMES: tuple[str, ...] = tuple(_RECORDS)
 
 __all__ = [
     "CHANCE",
+    "BudgetDefaults",
     "GAMES",
     "TERMINAL",
     "GameInfo",

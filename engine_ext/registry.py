@@ -83,6 +83,24 @@ class GameOption:
 
 
 @dataclass(frozen=True)
+class BudgetDefaults:
+    """Defaults for large budgets: a search of ``players`` seats (None: any count) whose iteration budget is at least
+    ``iterations`` takes ``settings`` (field name -> value). A budget in time only (no ``iterations``) never does: how
+    many iterations a time buys depends on the machine, and a setting chosen by the arena is chosen in iterations."""
+
+    iterations: int
+    settings: Mapping[str, Any]
+    players: int | None = None
+
+    def applies(self, players: int | None, iterations: int | None) -> bool:
+        return (
+            iterations is not None
+            and iterations >= self.iterations
+            and (self.players is None or self.players == players)
+        )
+
+
+@dataclass(frozen=True)
 class SearchDefaults:
     """What ``search.suggest`` uses for a game unless told otherwise, each chosen by an arena match.
 
@@ -121,6 +139,9 @@ class SearchDefaults:
     # Defaults that differ with the seat count, by count (e.g. {2: {"playout_depth": 40, "heuristic": "missions"}}):
     # each replaces the field of that name for games of that many seats; None: the same for every count.
     by_players: Mapping[int, Mapping[str, Any]] | None = None
+    # Defaults that differ with the budget (``BudgetDefaults``): each whose seat count and iteration floor a search
+    # meets replaces the fields it names, after ``by_players``; empty: the same for every budget.
+    by_budget: tuple[BudgetDefaults, ...] = ()
 
 
 @dataclass(frozen=True)

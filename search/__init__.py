@@ -161,8 +161,9 @@ class SearchConfig:
         return cls(**{k: v for k, v in data.items() if k in known})
 
     def resolved(self, info: engine_ext.GameInfo, players: int | None = None) -> SearchConfig:
-        """This configuration with every unset field taken from the game's record (for ``players`` seats where it
-        says so: ``SearchDefaults.by_players``) and the documented defaults.
+        """This configuration with every unset field taken from the game's record (for ``players`` seats and for
+        the iteration budget where it says so: ``SearchDefaults.by_players``, then ``by_budget``) and the documented
+        defaults.
         (``greedy`` without a budget keeps its own: ``GREEDY_SAMPLES`` worlds, and takes the game's
         ``greedy_heuristic`` and ``greedy_playout_depth`` where its record names them; PIMC's worlds depend on the
         position and are chosen when it runs.)"""
@@ -172,6 +173,9 @@ class SearchConfig:
         iterations = self.iterations
         if iterations is None and self.time_ms is None and self.algorithm != "greedy":
             iterations = DEFAULT_ITERATIONS
+        for budget in defaults.by_budget:
+            if budget.applies(players, iterations):
+                defaults = replace(defaults, **budget.settings)
         heuristic, depth = defaults.heuristic, defaults.playout_depth
         candidates = defaults.candidates if self.candidates is None else self.candidates
         playout_candidates = self.playout_candidates

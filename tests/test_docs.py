@@ -55,7 +55,7 @@ def test_every_search_setting_is_documented_in_the_architecture_guide():
     assert not missing, f"SearchConfig fields missing from docs/architecture.md's table: {missing}"
     # every per-game default is a search setting (a default the search cannot be told to change would be a typo),
     # but for the ones that say how the others apply: greedy's own evaluation and depth, and defaults by seat count
-    how = {"greedy_heuristic", "greedy_playout_depth", "by_players"}
+    how = {"greedy_heuristic", "greedy_playout_depth", "by_players", "by_budget"}
     settings = {f.name for f in fields(search.SearchConfig)}
     assert {f.name for f in fields(SearchDefaults)} - how <= settings
     for name in how:
@@ -63,5 +63,7 @@ def test_every_search_setting_is_documented_in_the_architecture_guide():
     import engine_ext
 
     for game in engine_ext.GAMES:
-        for overrides in (engine_ext.game_info(game).search_defaults.by_players or {}).values():
+        defaults = engine_ext.game_info(game).search_defaults
+        budgets = [budget.settings for budget in defaults.by_budget]
+        for overrides in [*(defaults.by_players or {}).values(), *budgets]:
             assert set(overrides) <= settings - {"algorithm", "iterations", "time_ms", "seed"}, game

@@ -176,6 +176,34 @@ def test_greedy_takes_the_games_own_evaluation_and_depth():
     assert (survive.heuristic, survive.playout_depth) == ("tide", 0)
 
 
+def test_defaults_by_budget_apply_from_their_iterations_and_seat_count(monkeypatch):
+    from dataclasses import replace
+
+    info = engine_ext.game_info("survive")
+    large = engine_ext.BudgetDefaults(iterations=20_000, players=4, settings={"playout_to": "own_turn"})
+    any_count = engine_ext.BudgetDefaults(iterations=50_000, settings={"exploration": 0.25, "playout_to": "chance"})
+    by_players = {4: {"playout_to": "turn", "exploration": 1.5}}
+    defaults = replace(info.search_defaults, by_players=by_players, by_budget=(large, any_count))
+    record = replace(info, search_defaults=defaults)
+    monkeypatch.setitem(engine_ext._RECORDS, "survive", record)
+
+    def resolved(players=None, **settings):
+        config = search.SearchConfig(**settings).resolved(record, players)
+        return config.playout_to, config.exploration
+
+    plain = info.search_defaults.exploration
+    assert resolved(4, iterations=19_999) == ("turn", 1.5)  # below the floor: the seat count's defaults
+    assert resolved(4, iterations=20_000) == ("own_turn", 1.5)  # at it: the budget's, over the seat count's
+    assert resolved(3, iterations=20_000) == ("steps", plain)  # another seat count
+    assert resolved(4, iterations=50_000) == ("chance", 0.25)  # every entry met, in order: the later wins
+    assert resolved(2, iterations=50_000) == ("chance", 0.25)  # players=None: every seat count
+    assert resolved(None, iterations=20_000) == ("steps", plain)
+    assert resolved(4, time_ms=60_000.0) == ("turn", 1.5)  # a time budget is not an iteration budget
+    assert resolved(4, iterations=30_000, time_ms=10.0) == ("own_turn", 1.5)
+    assert resolved(4, iterations=30_000, playout_to="steps") == ("steps", 1.5)  # a setting given wins
+    assert resolved(4) == ("turn", 1.5)  # the default budget (3,000) is below the floor
+
+
 def test_defaults_by_seat_count_apply_to_that_count(monkeypatch):
     from dataclasses import replace
 
