@@ -76,7 +76,7 @@ from engine_ext.survive_board import (
 
 from engine_ext.core import IllegalAction, InvalidObservation
 from engine_ext.fields import first_difference as _first_difference
-from engine_ext.registry import GameInfo, GameOption, SearchDefaults
+from engine_ext.registry import BudgetDefaults, GameInfo, GameOption, SearchDefaults
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Python API
@@ -1216,6 +1216,16 @@ GAME_INFOS = (
             # [18, 100] with two seats, SPRT H1 after 108 pairs (docs/benchmarks.md, "Survive: the clairvoyant bot's
             # lead is the treasure values").
             by_players={2: {"beliefs": True}},
+            # Four seats, 30,000 iterations and more (level 5): each leaf scored at the start of the seat's next turn,
+            # after the rivals' replies played on by the light policy (about twice an iteration's cost). One such seat
+            # beat three at the defaults' 3,000 by +44 Elo [11, 75], +0.85 points a game [0.51, 1.19], SPRT H1 after
+            # 86 deal groups, where 30,000 at the defaults before it was level (-0.12 points [-0.54, 0.30] after 67);
+            # docs/benchmarks.md, "Survive's four-seat ten-times step accepted" (2026-12-06, thirty-third).
+            by_budget=(
+                BudgetDefaults(
+                    iterations=30_000, players=4, settings={"playout_to": "own_turn", "playout_candidates": 1}
+                ),
+            ),
         ),
         heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted"),
     ),

@@ -7,6 +7,7 @@ from survive_positions import position
 
 import engine_ext
 import search
+import search.play
 from search import mcts
 
 # Red (seat 0) swims at (2,-3) with a 5; green (seat 1) has the same 5 on a tile as far from a Rescue Island.
@@ -202,6 +203,20 @@ def test_defaults_by_budget_apply_from_their_iterations_and_seat_count(monkeypat
     assert resolved(4, iterations=30_000, time_ms=10.0) == ("own_turn", 1.5)
     assert resolved(4, iterations=30_000, playout_to="steps") == ("steps", 1.5)  # a setting given wins
     assert resolved(4) == ("turn", 1.5)  # the default budget (3,000) is below the floor
+
+
+def test_four_seat_survive_scores_leaves_after_the_replies_from_level_5_up():
+    # docs/benchmarks.md, "Survive's four-seat ten-times step accepted": the 30,000-iteration search that beat 3,000
+    info = engine_ext.game_info("survive")
+    level5 = search.play.level_settings("survive", 5)
+
+    def where(players, iterations):
+        config = search.SearchConfig(iterations=iterations).resolved(info, players)
+        return config.playout_to, config.playout_candidates
+
+    assert where(4, level5.iterations) == ("own_turn", 1)
+    assert where(4, search.play.level_settings("survive", 4).iterations) == ("steps", 8)
+    assert where(2, level5.iterations) == where(3, level5.iterations) == ("steps", 8)
 
 
 def test_defaults_by_seat_count_apply_to_that_count(monkeypatch):
