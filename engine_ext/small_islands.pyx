@@ -829,7 +829,7 @@ cdef class SmallIslandsState(State):
                 pool[v] -= 1
                 s.disc[i][v] += 1
         if seat != s.active:
-            for _ in range(_check_int(data, "discovery_drawn_count", 0, 4)):
+            for _ in range(_check_int(data, "discovery_drawn_count", 0, 12)):  # #Temples: up to every token
                 v = next((v for v in range(NUM_DISC_VALUES) if pool[v] > 0), -1)
                 if v < 0:
                     raise InvalidObservation("discovery_drawn_count", "more tokens than exist")

@@ -523,3 +523,24 @@ def test_purposeful_playouts_keep_the_objectives_the_board_rewards():
     assert [mcts.playout_choice(placing, k, "objectives") for k in range(20)] == [
         mcts.playout_choice(placing, k, "light") for k in range(20)
     ]
+
+
+def test_a_discovery_reward_of_more_than_four_temples_reads_back_from_the_others_observation():
+    # rulings: the Discovery Reward draws #Temples tokens (as many as remain if fewer), so up to all 12 can be drawn
+    # at once; another seat sees how many, and its observation must rebuild (the server validates moves from it)
+    import random
+
+    rng = random.Random(152)
+    state = engine_ext.new_game("small_islands", 3, seed=152)
+    while True:
+        if state.current_player() == engine_ext.CHANCE:
+            state.apply(rng.choice(state.chance_outcomes())[0])
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+        actor = state.current_player()
+        if actor >= 0 and state.observation((actor + 1) % 3)["discovery_drawn_count"] > 4:
+            break
+    other = (actor + 1) % 3
+    observation = state.observation(other)
+    rebuilt = engine_ext.from_observation("small_islands", observation)
+    assert rebuilt.observation(other) == observation
