@@ -532,15 +532,16 @@ def test_a_discovery_reward_of_more_than_four_temples_reads_back_from_the_others
 
     rng = random.Random(152)
     state = engine_ext.new_game("small_islands", 3, seed=152)
-    while True:
+    other = None
+    while other is None and not state.is_terminal():
         if state.current_player() == engine_ext.CHANCE:
             state.apply(rng.choice(state.chance_outcomes())[0])
         else:
             state.apply(rng.choice(state.legal_actions()))
         actor = state.current_player()
         if actor >= 0 and state.observation((actor + 1) % 3)["discovery_drawn_count"] > 4:
-            break
-    other = (actor + 1) % 3
+            other = (actor + 1) % 3
+    assert other is not None, "the seeded game no longer reaches a Reward of five or more Temples"
     observation = state.observation(other)
     rebuilt = engine_ext.from_observation("small_islands", observation)
     assert rebuilt.observation(other) == observation
