@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/search_speed.py [--seconds 2] [--threads 1]
        python benchmarks/search_speed.py --midgame [--iterations 3000] [--games survive ...] [--players 2]
-                                            [--algorithms ismcts pimc ...]
+                                            [--algorithms ismcts pimc ...] [--bot NAME=ALGORITHM[,KEY=VALUE...] ...]
 
 ``--midgame``: the speed a bot plays at, rather than at the opening: decisions at 10, 30, 50, 70 and 85 % of a greedy
 game (two seeds, ``search_profile.position``), each searched for ``--iterations`` with the game's defaults, timed in
@@ -11,47 +11,53 @@ per CPU second over all of them, and per position. Both modes time the search it
 set-up decision to another algorithm (``setup_algorithm="same"``: Survive's placements, which greedy plays).
 ``--algorithms``: the tree searches to time at the same positions and iterations (default: ISMCTS alone), each with
 its own figures and its CPU per iteration relative to the first named: what equal iterations cost each in time.
+``--bot``: configurations to time instead, written as ``atoll bench strength --bot`` takes them (e.g.
+``o21k=ismcts,iterations=21000,playout_to=own_turn``), each at its own iterations; besides ``cpu_relative`` each row
+has ``decision_cpu_relative``, its CPU per decision relative to the first bot's: how to size a head to head at equal
+time.
 """
 
 import argparse
 import json
 import time
+from dataclasses import replace
 
 import engine_ext
 import search
-from search import bench
+from search import arena, bench
 
 
-def midgame_speed(game: str, players: int, iterations: int, repeats: int, algorithm: str = "ismcts") -> dict:
+def midgame_speed(game: str, players: int, config: search.SearchConfig, repeats: int) -> dict:
     from search_profile import position  # benchmarks/ is on the path when this file runs as a script
 
+    if config.iterations is None:
+        raise ValueError(f"{config.algorithm}: a budget in iterations is needed to time iterations per CPU second")
+    if config.setup_algorithm is None:
+        config = replace(config, setup_algorithm="same")
     positions = [position(game, players, f, seed)[0] for f in (0.1, 0.3, 0.5, 0.7, 0.85) for seed in (3, 4)]
     per_position = []
     algorithms = set()
     total = 0.0
+    searched = 0  # the iterations the searches report, not the ones asked for
     for state in positions:
         seat = state.current_player()
+        here = 0
         start = time.process_time()
         for rep in range(repeats):
-            result = search.suggest(
-                state,
-                seat,
-                algorithm=algorithm,
-                iterations=iterations,
-                seed=rep,
-                setup_algorithm="same",
-                allow_cheat=algorithm == "cheat",
-            )
+            result = search.suggest(state, seat, replace(config, seed=rep), allow_cheat=config.algorithm == "cheat")
             algorithms.add(result.stats["algorithm"])
+            here += result.stats.get("iterations", config.iterations)
         spent = time.process_time() - start
         total += spent
-        per_position.append(round(iterations * repeats / spent))
+        searched += here
+        per_position.append(round(here / spent))
     return {
         "players": players,
-        "iterations_per_cpu_second": round(iterations * repeats * len(positions) / total),
+        "iterations": config.iterations,
+        "iterations_per_cpu_second": round(searched / total),
         "per_position": per_position,
         "algorithms": sorted(algorithms),
-        "cpu_seconds": round(total, 2),
+        "cpu_seconds": round(total, 3),
     }
 
 
@@ -64,20 +70,29 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--games", nargs="*", default=None)
     parser.add_argument("--players", type=int, default=None)
-    parser.add_argument("--algorithms", nargs="+", default=["ismcts"], choices=search.SEARCHES)
+    parser.add_argument("--algorithms", nargs="+", default=None, choices=search.SEARCHES)
+    parser.add_argument("--bot", action="append", default=None, metavar="NAME=ALGORITHM[,KEY=VALUE...]")
     args = parser.parse_args()
     games = args.games or engine_ext.GAMES
+    if args.bot and (args.algorithms or not args.midgame):
+        parser.error("--bot times configurations at the midgame positions: give it with --midgame, without --algorithms")
     if args.midgame:
         report = {}
         for name in games:
             players = args.players or bench.default_players(name)
-            rows = {alg: midgame_speed(name, players, args.iterations, args.repeats, alg) for alg in args.algorithms}
+            if args.bot:
+                configs = dict(arena.parse_config(text, name) for text in args.bot)
+            else:
+                configs = {a: search.SearchConfig(a, iterations=args.iterations) for a in args.algorithms or ["ismcts"]}
+            rows = {label: midgame_speed(name, players, config, args.repeats) for label, config in configs.items()}
             if len(rows) == 1:
-                report[name] = rows[args.algorithms[0]]
+                report[name] = next(iter(rows.values()))
                 continue
-            first = rows[args.algorithms[0]]["iterations_per_cpu_second"]
+            first = next(iter(rows.values()))
             for row in rows.values():
-                row["cpu_relative"] = round(first / row["iterations_per_cpu_second"], 3)
+                row["cpu_relative"] = round(first["iterations_per_cpu_second"] / row["iterations_per_cpu_second"], 3)
+                if args.bot:
+                    row["decision_cpu_relative"] = round(row["cpu_seconds"] / first["cpu_seconds"], 3)
             report[name] = rows
     else:
         report = {

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import search
 from search import bench
 
 BENCHMARKS = Path(__file__).parents[1] / "benchmarks"
@@ -40,7 +41,7 @@ def test_the_midgame_search_speed_times_the_search_at_set_up_positions_too(monke
 
     opening = bench.opening_decision("survive", 2)
     monkeypatch.setattr(search_profile, "position", lambda *args: (opening.clone(), 0))
-    report = search_speed.midgame_speed("survive", 2, 100, 1)
+    report = search_speed.midgame_speed("survive", 2, search.SearchConfig("ismcts", iterations=100), 1)
     assert report["algorithms"] == ["ismcts"]
 
 
@@ -64,6 +65,38 @@ def test_the_midgame_search_speed_times_each_named_algorithm_against_the_first()
         assert row["algorithms"] == [name]  # each row timed the search it names, not the default
         assert row["cpu_relative"] > 0
     assert report["ismcts"]["cpu_relative"] == 1.0
+
+
+def test_the_midgame_search_speed_times_named_configurations_per_decision_against_the_first():
+    # A head to head at equal time is sized from these figures: each bot searches at its own iterations, and its
+    # CPU a decision is read against the first bot's (no timing threshold: a busy machine would make one flaky).
+    report = _run(
+        "search_speed.py",
+        "--midgame",
+        "--repeats",
+        "2",
+        "--games",
+        "kuhn_poker",
+        "--bot",
+        "small=ismcts,iterations=400",
+        "--bot",
+        "large=ismcts,iterations=1600",
+    )["kuhn_poker"]
+    assert list(report) == ["small", "large"]
+    assert report["small"]["iterations"] == 400 and report["large"]["iterations"] == 1600
+    assert report["small"]["decision_cpu_relative"] == 1.0
+    small, large = report["small"], report["large"]
+    assert large["decision_cpu_relative"] == round(large["cpu_seconds"] / small["cpu_seconds"], 3) > 0
+    per_iteration = small["iterations_per_cpu_second"] / large["iterations_per_cpu_second"]
+    assert large["cpu_relative"] == round(per_iteration, 3)
+
+
+def test_the_midgame_search_speed_refuses_bots_without_midgame_or_with_algorithms():
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "search_speed.py"), "--bot", "a=ismcts,iterations=10"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and "--midgame" in done.stderr
 
 
 def test_search_profile_profiles_set_up_and_play_positions():
