@@ -75,7 +75,7 @@ def main() -> None:
     args = parser.parse_args()
     games = args.games or engine_ext.GAMES
     if args.bot and (args.algorithms or not args.midgame):
-        parser.error("--bot times configurations at the midgame positions: give it with --midgame, without --algorithms")
+        parser.error("--bot times configurations at the midgame positions: give it with --midgame, not --algorithms")
     if args.midgame:
         report = {}
         for name in games:
