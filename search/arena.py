@@ -39,18 +39,28 @@ from search.play import BotSettings, Position
 
 # --- one game ---------------------------------------------------------------------------------------------------
 def play_game(game: str, bots: Sequence[BotSettings], seed: int, options: dict | None = None) -> dict:
-    """One game with ``bots[seat]`` at each seat, dealt from ``seed``; returns, scores, steps and decisions."""
+    """One game with ``bots[seat]`` at each seat, dealt from ``seed``; returns, scores, steps and decisions, and per
+    seat its decisions and the process CPU seconds they took (``seat_decisions``, ``cpu_seconds``: what a comparison at
+    equal time reads; CPU rather than wall time, so the other worker on a busy machine changes it less)."""
     started = time.perf_counter()
     position = Position(play.new_game(game, len(bots), seed, options))
-    decisions = 0
+    seat_decisions = [0] * len(bots)
+    cpu = [0.0] * len(bots)
+    mark = time.process_time()
     for step in play.play(position, seed, list(bots), allow_cheat=True):  # the arena may measure the cheat bound
-        decisions += step.actor >= 0
+        now = time.process_time()
+        if step.actor >= 0:  # the step's search and its move; a chance step's draw is nobody's
+            seat_decisions[step.actor] += 1
+            cpu[step.actor] += now - mark
+        mark = now
     state = position.state
     return {
         "returns": state.returns(),
         "scores": state.scores(),
         "steps": position.moves,
-        "decisions": decisions,
+        "decisions": sum(seat_decisions),
+        "seat_decisions": seat_decisions,
+        "cpu_seconds": [round(c, 4) for c in cpu],
         "seconds": round(time.perf_counter() - started, 3),
     }
 
@@ -417,6 +427,7 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
     for name in dict.fromkeys(lineup):
         per_group, returns_per_group, wins, played, scores, margins = [], [], 0.0, 0, [], []
         won_scores = []
+        cpu, decided, timed = 0.0, 0, True  # timed: every game records its seats' CPU (older records do not)
         for group in groups.values():
             shares, returns = [], []
             for game in group:
@@ -427,6 +438,11 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
                     share = game["returns"][seat] if solo else win_shares(game["returns"])[seat]
                     shares.append(share)
                     returns.append(game["returns"][seat])
+                    if "cpu_seconds" in game:
+                        cpu += game["cpu_seconds"][seat]
+                        decided += game["seat_decisions"][seat]
+                    else:
+                        timed = False
                     wins += share
                     played += 1
                     scores.append(game["scores"][seat])
@@ -447,6 +463,8 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
             "win_rate_wilson": [round(x, 4) for x in stats.wilson(wins, played)] if played else None,
             "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
             "mean_margin": round(sum(margins) / len(margins), 3) if margins else None,
+            # Process CPU a decision over the deal groups' games, set-up decisions and cheap ones included.
+            "cpu_ms_per_decision": round(1000 * cpu / decided, 3) if timed and decided else None,
         }
         if solo:  # e.g. Islet solo: the tiles left in the bag, over the games won
             out["configs"][name]["mean_score_of_wins"] = (

@@ -26,8 +26,11 @@ def in_process(tournament: arena.Tournament) -> list[dict]:
     return [arena._play_job(job) for job in tournament.jobs()]
 
 
+TIMINGS = ("seconds", "cpu_seconds")  # what the machine decides, not the seeds
+
+
 def comparable(results: list[dict]) -> list[str]:
-    return sorted(json.dumps({k: v for k, v in r.items() if k != "seconds"}, sort_keys=True) for r in results)
+    return sorted(json.dumps({k: v for k, v in r.items() if k not in TIMINGS}, sort_keys=True) for r in results)
 
 
 def test_a_deal_is_replayed_in_every_seat_permutation_with_one_seed():
@@ -46,6 +49,36 @@ def test_permuted_seats_see_the_same_chance_while_the_games_agree():
     for deal in range(3):
         a, b = [r for r in results if r["deal"] == deal]
         assert a["seed"] == b["seed"]
+
+
+def test_each_game_records_its_seats_decisions_and_the_cpu_they_took():
+    # Survive with four seats: a searching seat against three that play at random. Every decision is some seat's, and
+    # a search of 2,000 iterations a move costs far more CPU than a random pick (the gap is thousands-fold, so a busy
+    # machine cannot reverse it).
+    bots = [BotSettings("ismcts", iterations=2000, setup_algorithm="same")] + [BotSettings("random")] * 3
+    record = arena.play_game("survive", bots, seed=3)
+    assert sum(record["seat_decisions"]) == record["decisions"] > 0
+    assert all(n > 0 for n in record["seat_decisions"])
+    assert len(record["cpu_seconds"]) == 4 and min(record["cpu_seconds"]) >= 0
+    per_decision = [c / n for c, n in zip(record["cpu_seconds"], record["seat_decisions"], strict=True)]
+    assert per_decision[0] > 20 * max(per_decision[1:])
+
+
+def test_the_summary_gives_each_configuration_its_cpu_a_decision_when_every_game_recorded_it():
+    def game(deal: int, seats: list[str], cpu: list[float] | None) -> dict:
+        record = {"match": "a,b", "deal": deal, "seats": seats, "returns": [1.0, 0.0], "scores": [1, 0]}
+        if cpu is not None:
+            record.update(cpu_seconds=cpu, seat_decisions=[10, 5])
+        return record
+
+    # Seat 0 decides 10 times a game, seat 1 five times; "a" sits in each once per deal.
+    games = [game(0, ["a", "b"], [1.0, 2.0]), game(0, ["b", "a"], [3.0, 0.5])]
+    configs = arena.summarize_match(["a", "b"], games)["configs"]
+    assert configs["a"]["cpu_ms_per_decision"] == round(1000 * 1.5 / 15, 3)  # (1.0 + 0.5) s over 10 + 5 decisions
+    assert configs["b"]["cpu_ms_per_decision"] == round(1000 * 5.0 / 15, 3)
+    # A record from before the field (or from another tool) leaves the figure out rather than averaging a part.
+    older = [games[0], game(0, ["b", "a"], None)]
+    assert arena.summarize_match(["a", "b"], older)["configs"]["a"]["cpu_ms_per_decision"] is None
 
 
 def test_an_interrupted_run_continues_where_it_stopped_and_ends_as_a_full_run(tmp_path):
