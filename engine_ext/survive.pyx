@@ -1217,7 +1217,8 @@ GAME_INFOS = (
             # lead is the treasure values").
             by_players={2: {"beliefs": True}},
             # Four seats, 30,000 iterations and more (level 5): each leaf scored at the start of the seat's next turn,
-            # after the rivals' replies played on by the light policy (about twice an iteration's cost). One such seat
+            # after the rivals' replies played on by the light policy (an iteration costs 1.4 times the default's at
+            # 30,000, twice at 3,000: `benchmarks/search_speed.py --midgame --bot`, thirty-fourth). One such seat
             # beat three at the defaults' 3,000 by +44 Elo [11, 75], +0.85 points a game [0.51, 1.19], SPRT H1 after
             # 86 deal groups, where 30,000 at the defaults before it was level (-0.12 points [-0.54, 0.30] after 67);
             # docs/benchmarks.md, "Survive's four-seat ten-times step accepted" (2026-12-06, thirty-third).
