@@ -81,7 +81,14 @@ def main() -> None:
         for name in games:
             players = args.players or bench.default_players(name)
             if args.bot:
-                configs = dict(arena.parse_config(text, name) for text in args.bot)
+                try:
+                    configs = dict(arena.parse_config(text, name) for text in args.bot)
+                except ValueError as err:
+                    parser.error(f"--bot {err}")
+                timeless = [label for label, config in configs.items() if config.iterations is None]
+                if timeless:
+                    names = ", ".join(timeless)
+                    parser.error(f"--bot {names}: give iterations= (this times iterations, not a budget in time)")
             else:
                 configs = {a: search.SearchConfig(a, iterations=args.iterations) for a in args.algorithms or ["ismcts"]}
             rows = {label: midgame_speed(name, players, config, args.repeats) for label, config in configs.items()}

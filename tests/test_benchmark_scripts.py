@@ -91,12 +91,21 @@ def test_the_midgame_search_speed_times_named_configurations_per_decision_agains
     assert large["cpu_relative"] == round(per_iteration, 3)
 
 
-def test_the_midgame_search_speed_refuses_bots_without_midgame_or_with_algorithms():
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--bot", "a=ismcts,iterations=10"], "--midgame"),
+        (["--midgame", "--bot", "a=ismcts,iterations=10", "--algorithms", "pimc"], "--midgame"),
+        (["--midgame", "--games", "kuhn_poker", "--bot", "a=ismcts,iterashuns=10"], "unknown setting 'iterashuns'"),
+        (["--midgame", "--games", "kuhn_poker", "--bot", "a=ismcts,time_ms=5"], "a: give iterations="),
+    ],
+)
+def test_the_midgame_search_speed_refuses_bots_it_cannot_time(args, said):
     done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "search_speed.py"), "--bot", "a=ismcts,iterations=10"],
+        [sys.executable, str(BENCHMARKS / "search_speed.py"), *args],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
-    assert done.returncode == 2 and "--midgame" in done.stderr
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr
 
 
 def test_search_profile_profiles_set_up_and_play_positions():
