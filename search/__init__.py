@@ -377,6 +377,7 @@ def suggest(
     allow_cheat: bool = False,
     profile: bool = False,
     keeper: TreeKeeper | None = None,
+    summary: bool = True,
     **settings,
 ) -> SearchResult:
     """Search the position for ``seat`` (who must be to act) and rank its moves.
@@ -391,6 +392,8 @@ def suggest(
     ``open_loop`` tree holds no other seat's moves, so it counts no later turns).
     ``keeper``: the seat's ``TreeKeeper`` in a game loop; with ``reuse`` the search starts from its kept subtree
     (``stats["reused_nodes"]``: the nodes carried over) and leaves its trees there.
+    ``summary=False``: leave ``belief`` empty (a bot seat that only plays the move: the summary samples worlds of its
+    own, about 0.4 ms a decision in four-seat Survive, which nobody reads there). The moves do not depend on it.
     """
     state = _as_state(state_or_observation)
     info = engine_ext.game_info(state.game_name)
@@ -447,6 +450,8 @@ def suggest(
         stats["reused_nodes"] = sum(r.get("reused", 0) for r in runs)
     if profile and "profile" in runs[0]:
         stats["profile"] = runs[0]["profile"]
+    if not summary:
+        return SearchResult(moves=moves, stats=stats, belief={})
     weights = None
     if keeper is not None and config.beliefs and (config.algorithm == "ismcts" or deals_by_evidence(config, info)):
         weights = keeper.beliefs

@@ -78,9 +78,9 @@ def bot_search(
     keeper: search.TreeKeeper | None = None,
 ) -> search.SearchResult:
     """The search a bot seat runs for move ``move_number`` (seeded from the game's ``"bot"`` stream); ``keeper``: the
-    seat's kept trees, for settings with ``reuse``."""
+    seat's kept trees, for settings with ``reuse``. The seat plays the move, so no belief summary is made."""
     config = replace(settings, seed=search_seed(settings, game_seed, move_number))
-    return search.suggest(state, seat, config, control=control, allow_cheat=allow_cheat, keeper=keeper)
+    return search.suggest(state, seat, config, control=control, allow_cheat=allow_cheat, keeper=keeper, summary=False)
 
 
 def search_seed(settings: BotSettings, game_seed: int, move_number: int) -> int:

@@ -341,3 +341,19 @@ def test_a_seat_that_is_not_to_act_is_refused():
         search.suggest(kuhn(0, 2), 1)
     with pytest.raises(ValueError, match="chance"):
         search.suggest(kuhn(0), 0)
+
+
+def test_a_bot_seat_plays_the_full_searchs_move_without_making_a_belief_summary():
+    # A bot seat only plays the move (arena, hosted and PlayGame games), so its search skips the summary's own sampled
+    # worlds; what it ranks is what the same search with the summary ranks.
+    from dataclasses import replace
+
+    from search import play
+
+    state = engine_ext.new_game("survive", players=4, seed=5)
+    seat = state.current_player()
+    settings = play.BotSettings("ismcts", iterations=300, setup_algorithm="same")
+    bot = play.bot_search(state, seat, settings, game_seed=11, move_number=0)
+    full = search.suggest(state, seat, replace(settings, seed=play.search_seed(settings, 11, 0)))
+    assert bot.belief == {} and full.belief
+    assert [(m.action, m.visits) for m in bot.moves] == [(m.action, m.visits) for m in full.moves]
