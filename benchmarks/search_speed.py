@@ -14,7 +14,7 @@ its own figures and its CPU per iteration relative to the first named: what equa
 ``--bot``: configurations to time instead, written as ``atoll bench strength --bot`` takes them (e.g.
 ``o21k=ismcts,iterations=21000,playout_to=own_turn``), each at its own iterations; besides ``cpu_relative`` each row
 has ``decision_cpu_relative``, its CPU per decision relative to the first bot's: how to size a head to head at equal
-time.
+time. ``searched``: the iterations the searches reported doing, over every position and repeat.
 """
 
 import argparse
@@ -54,6 +54,7 @@ def midgame_speed(game: str, players: int, config: search.SearchConfig, repeats:
     return {
         "players": players,
         "iterations": config.iterations,
+        "searched": searched,  # over every position and repeat, as the searches report them
         "iterations_per_cpu_second": round(searched / total),
         "per_position": per_position,
         "algorithms": sorted(algorithms),

@@ -84,6 +84,8 @@ def test_the_midgame_search_speed_times_named_configurations_per_decision_agains
     )["kuhn_poker"]
     assert list(report) == ["small", "large"]
     assert report["small"]["iterations"] == 400 and report["large"]["iterations"] == 1600
+    # Each searched its own budget, as the searches report it: ten positions, two repeats.
+    assert report["small"]["searched"] == 400 * 10 * 2 and report["large"]["searched"] == 1600 * 10 * 2
     assert report["small"]["decision_cpu_relative"] == 1.0
     small, large = report["small"], report["large"]
     assert large["decision_cpu_relative"] == round(large["cpu_seconds"] / small["cpu_seconds"], 3) > 0
