@@ -1073,36 +1073,68 @@ def value_beliefs(SurviveState state, int seat, seed):
 
 def belief_summary(worlds, int seat):
     """From sampled worlds: for each other colour's Adventurer on the board (by cell), the distribution of its
-    treasure value; for each other seat, how often it holds each Ability type."""
-    adventurers = {}
-    abilities = {}
+    treasure value; for each other seat, how often it holds each Ability type. Counted in C arrays over the worlds
+    (part of every Suggest reply: about a tenth of a Python loop's time), then named once, places in the order they
+    were first met."""
+    cdef int value_counts[MAX_SEATS * NUM_CELLS * 2][NUM_VALUE_KINDS + 1]
+    cdef int order[MAX_SEATS * NUM_CELLS * 2]
+    cdef int held_counts[MAX_SEATS][2][NUM_ABILITIES]
+    cdef Survive* s
+    cdef int i, c, cell, place, seen = 0, players = 0, other, land, k, value
+    memset(value_counts, 0, sizeof(value_counts))
+    memset(held_counts, 0, sizeof(held_counts))
     n = len(worlds)
     for world in worlds:
-        players = world.num_players()
-        for colour, cell, aboard, value in (<SurviveState>world).on_board_values():
-            if (colour // 2 if players == 2 else colour) == seat:
+        s = (<SurviveState>world).g()
+        players = s.num_players
+        for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+            if s.meeple[i].status != ST_BOARD:
                 continue
-            where = ("raft@" if aboard else "") + node_name(cell)
-            dist = adventurers.setdefault(COLOUR_NAMES[colour], {}).setdefault(where, {})
-            dist[value] = dist.get(value, 0) + 1
+            c = i // MEEPLES_PER_COLOUR
+            if (c // 2 if players == 2 else c) == seat:
+                continue
+            value, cell = s.meeple[i].value, s.meeple[i].cell
+            if not (0 <= value <= NUM_VALUE_KINDS and 0 <= cell < NUM_CELLS):
+                raise ValueError(f"an Adventurer on the board at node {cell} with value {value} in a sampled world")
+            place = (c * NUM_CELLS + cell) * 2 + (1 if s.meeple[i].aboard else 0)
+            if not any_count(value_counts[place]):
+                order[seen] = place
+                seen += 1
+            value_counts[place][value] += 1
         for other in range(players):
-            if other == seat:
-                continue
-            row = abilities.setdefault(f"seat {other}", {})
-            for land, kinds in (<SurviveState>world)._held_by_type(other).items():
-                for name, count in kinds.items():
-                    if count:
-                        row[f"{land}:{name}"] = row.get(f"{land}:{name}", 0) + count
-    for cells in adventurers.values():
-        for where, dist in cells.items():
-            total = sum(dist.values())
-            cells[where] = {str(v): round(c / total, 4) for v, c in sorted(dist.items())}
-    return {
-        "treasure_values": adventurers,
-        "abilities": {seat_name: {k: round(v / n, 4) for k, v in sorted(row.items())}
-                      for seat_name, row in abilities.items() if row},
-        "worlds": n,
-    }
+            if other != seat:
+                for land in range(2):
+                    for k in range(NUM_ABILITIES):
+                        held_counts[other][land][k] += s.held[other][land][k]
+    adventurers = {}
+    for i in range(seen):
+        place = order[i]
+        total = 0
+        for value in range(NUM_VALUE_KINDS + 1):
+            total += value_counts[place][value]
+        where = ("raft@" if place % 2 else "") + node_name(place // 2 % NUM_CELLS)
+        adventurers.setdefault(COLOUR_NAMES[place // 2 // NUM_CELLS], {})[where] = {
+            str(value): round(value_counts[place][value] / total, 4)
+            for value in range(NUM_VALUE_KINDS + 1) if value_counts[place][value]
+        }
+    abilities = {}
+    for other in range(players):
+        if other == seat:
+            continue
+        row = {f"{LAND_NAMES[land]}:{BACK_NAMES[FIRST_ABILITY + k]}": round(held_counts[other][land][k] / n, 4)
+               for land in range(2) for k in range(NUM_ABILITIES)
+               if BACKS[land][FIRST_ABILITY + k] and held_counts[other][land][k]}
+        if row:
+            abilities[f"seat {other}"] = dict(sorted(row.items()))
+    return {"treasure_values": adventurers, "abilities": abilities, "worlds": n}
+
+
+cdef inline bint any_count(int* counts) noexcept:
+    cdef int value
+    for value in range(NUM_VALUE_KINDS + 1):
+        if counts[value]:
+            return True
+    return False
 
 
 def draw(dict obs):
