@@ -17,6 +17,7 @@ from server.errors import RequestError
 MAX_ITERATIONS = 500_000
 MAX_TIME_MS = 60_000
 MAX_TOP_K = 64
+MAX_THREADS = os.cpu_count() or 1  # read once: os.cpu_count() reads sysfs on every call
 NO_DEADLINE_S = 86_400.0  # grpc reports "no deadline" as an enormous time remaining
 DEADLINE_MARGIN_MS = 25.0
 CLIENT_ALGORITHMS = ("ismcts", "pimc", "flat", "greedy", "random")
@@ -49,7 +50,7 @@ def bot_settings(msg: pb.BotSettings, field: str, game: str) -> BotSettings:
     for name, cap in (
         ("iterations", MAX_ITERATIONS),
         ("time_ms", MAX_TIME_MS),
-        ("threads", os.cpu_count() or 1),
+        ("threads", MAX_THREADS),
         ("top_k", MAX_TOP_K),
     ):
         value = getattr(msg, name)

@@ -17,7 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 import engine_ext
 from atoll.client import AtollClient
 from atoll.v1 import atoll_pb2 as pb
-from server import codec
+from server import budget, codec
 
 FAST_BOT = pb.SeatConfig(is_bot=True, bot=pb.BotSettings(iterations=40))
 
@@ -213,6 +213,10 @@ def test_a_budget_above_the_cap_is_resource_exhausted(client):
     _, observation = survive_view()
     err = status_of(lambda: client.suggest(observation=observation, settings=pb.BotSettings(iterations=10**9)))
     assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and field_violations(err) == ["settings.iterations"]
+    # more threads than the server has cores
+    threads = pb.BotSettings(iterations=10, threads=budget.MAX_THREADS + 1)
+    err = status_of(lambda: client.suggest(observation=observation, settings=threads))
+    assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and field_violations(err) == ["settings.threads"]
 
 
 def test_a_bot_seat_over_the_budget_cap_names_its_seat(client):
