@@ -1,9 +1,9 @@
 """Service overhead and throughput, against a real `atoll serve` process on loopback.
 
-Usage: python benchmarks/service.py [--calls 300] [--clients 8]
+Usage: python benchmarks/service.py [--calls 300] [--clients 8] [--time-ms 5]
 Prints JSON: per game, the time a Suggest call takes beyond the search the server reports (p50, p90: the RPC, the
-observation codec, rebuilding the state, ranking and the belief summary), and the throughput of concurrent small
-searches.
+observation codec, rebuilding the state, ranking and the belief summary), at 200 iterations and at a fixed search time
+(``--time-ms``), and the throughput of concurrent small searches.
 """
 
 import argparse
@@ -25,10 +25,21 @@ from server import codec
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# (players, random steps from the opening): a position a fifth to a third of the way through a random game.
+POSITIONS = {
+    "kuhn_poker": (2, 2),
+    "leduc_poker": (2, 2),
+    "survive": (4, 80),
+    "islet": (4, 80),
+    "small_islands": (4, 60),
+}
+
+
 def position(name: str) -> engine_ext.State:
-    state = engine_ext.new_game(name, 4 if name == "survive" else 2, seed=2)
+    players, steps = POSITIONS[name]
+    state = engine_ext.new_game(name, players, seed=2)
     rng = random.Random(2)
-    for _ in range(80 if name == "survive" else 2):
+    for _ in range(steps):
         if state.current_player() == engine_ext.CHANCE:
             state.apply(state.chance_outcomes()[0][0])
         else:
@@ -38,22 +49,30 @@ def position(name: str) -> engine_ext.State:
     return state
 
 
-def overhead(client: AtollClient, name: str, calls: int, iterations: int) -> dict:
+def overhead(client: AtollClient, name: str, calls: int, iterations: int, time_ms: int) -> dict:
     state = position(name)
     observation = codec.observation_to_proto(state.observation(state.current_player()))
-    settings = pb.BotSettings(iterations=iterations)
-    extra = []
-    for _ in range(calls):
-        started = time.perf_counter()
-        reply = client.suggest(observation=observation, settings=settings)
-        extra.append((time.perf_counter() - started) * 1000 - reply.stats.elapsed_ms)
-    extra.sort()
-    return {
-        "calls": calls,
-        "iterations": iterations,
-        "overhead_ms_p50": round(statistics.median(extra), 3),
-        "overhead_ms_p90": round(extra[int(0.9 * len(extra))], 3),
-    }
+    row = {"calls": calls, "players": state.num_players()}
+    # The same calls at a fixed iteration count (the searches' length differs by game) and at a fixed search time:
+    # what the server adds grows with the search's length (the search leaves the caches cold for the Python around
+    # it), so only the second compares games.
+    for key, settings in (
+        (f"{iterations}_iterations", pb.BotSettings(iterations=iterations)),
+        (f"{time_ms}_ms", pb.BotSettings(time_ms=time_ms)),
+    ):
+        extra, searched = [], []
+        for _ in range(calls):
+            started = time.perf_counter()
+            reply = client.suggest(observation=observation, settings=settings)
+            extra.append((time.perf_counter() - started) * 1000 - reply.stats.elapsed_ms)
+            searched.append(reply.stats.elapsed_ms)
+        extra.sort()
+        row[key] = {
+            "search_ms_p50": round(statistics.median(searched), 3),
+            "overhead_ms_p50": round(statistics.median(extra), 3),
+            "overhead_ms_p90": round(extra[int(0.9 * len(extra))], 3),
+        }
+    return row
 
 
 def throughput(address: str, clients: int, calls_each: int, iterations: int) -> dict:
@@ -91,6 +110,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--time-ms", type=int, default=5, help="the search time of the equal-time calls")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         proc = subprocess.Popen(
@@ -117,8 +137,7 @@ def main() -> None:
                 client.list_games()
                 report = {
                     "suggest_overhead": {
-                        name: overhead(client, name, args.calls, 200)
-                        for name in ("kuhn_poker", "leduc_poker", "survive")
+                        name: overhead(client, name, args.calls, 200, args.time_ms) for name in POSITIONS
                     },
                     "throughput": throughput(address, args.clients, 25, 300),
                 }

@@ -141,6 +141,18 @@ def test_decision_stability_compares_configurations_pairwise_without_references(
     assert report["configs"]["a"] == report["configs"]["same"]
 
 
+def test_the_service_benchmark_measures_every_product_game_against_a_real_server():
+    report = _run("service.py", "--calls", "3", "--clients", "2")
+    assert set(report["suggest_overhead"]) == {"kuhn_poker", "leduc_poker", "survive", "islet", "small_islands"}
+    for name, row in report["suggest_overhead"].items():
+        assert row["calls"] == 3 and row["players"] == (2 if name.endswith("poker") else 4), name
+        for budget in ("200_iterations", "5_ms"):
+            assert 0 < row[budget]["overhead_ms_p50"] <= row[budget]["overhead_ms_p90"], (name, budget)
+        # a time-budgeted search stops at its time, not before and not much after
+        assert 5 <= row["5_ms"]["search_ms_p50"] < 50, name
+    assert report["throughput"]["calls"] == report["throughput"]["ok"] == 2 * 25
+
+
 @pytest.mark.parametrize(
     ("script", "args", "keys"),
     [
