@@ -270,10 +270,20 @@ def behaviour(resolved: dict) -> dict:
     return out
 
 
+class ResultsFileError(ValueError):
+    """``--out`` names a file this tournament cannot continue: another game's, other configurations' or defaults',
+    or not an arena results file at all. Nothing is played and the file is left as it was."""
+
+
+RECORD_KEYS = frozenset({"game", "players", "configs"})
+
+
 def load_results(path: Path, tournament: Tournament) -> list[dict]:
     """Finished games from ``path`` (JSONL), checked against the tournament's configurations, as given and as the
     game's defaults fill them in (a game record keeps both; a default that changed since a file's first games would
-    mix two bots under one name); a truncated last line (an interrupted write) is dropped."""
+    mix two bots under one name); a record cut short by a kill (a line that starts as one and does not parse) is
+    dropped. Raises ``ResultsFileError`` for a file that cannot be continued (any other line that is not a game
+    record, e.g. a summary given as ``--out``, is refused rather than appended to)."""
     if not path.exists():
         return []
     results = []
@@ -282,16 +292,29 @@ def load_results(path: Path, tournament: Tournament) -> list[dict]:
         name: resolved_settings(tournament.game, tournament.players, settings)
         for name, settings in tournament.configs.items()
     }
-    for number, line in enumerate(path.read_text().splitlines(), 1):
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise ResultsFileError(f"{path}: cannot be read as an arena results file (JSONL): {err}") from None
+    for number, line in enumerate(text.splitlines(), 1):
         try:
             result = json.loads(line)
         except json.JSONDecodeError:
-            continue
+            if line.startswith('{"') or not line.strip():
+                continue
+            result = None
+        if not isinstance(result, dict) or not RECORD_KEYS <= result.keys():
+            raise ResultsFileError(
+                f"{path}:{number} is not an arena game record (a JSON object a line, as --out writes them); "
+                "use another file"
+            )
         if result["game"] != tournament.game or result["players"] != tournament.players:
-            raise ValueError(f"{path}:{number} is a {result['game']} game with {result['players']} players")
+            raise ResultsFileError(
+                f"{path}:{number} is a {result['game']} game with {result['players']} players; use another file"
+            )
         for name, config in result["configs"].items():
             if name in configs and configs[name] != config:
-                raise ValueError(
+                raise ResultsFileError(
                     f"{path}:{number}: configuration {name!r} was {config}, now {configs[name]}; use another file"
                 )
         for name, recorded in result.get("resolved", {}).items():
@@ -304,7 +327,7 @@ def load_results(path: Path, tournament: Tournament) -> list[dict]:
                     for key in sorted(set(played) | set(current))
                     if played.get(key) != current.get(key)
                 )
-                raise ValueError(
+                raise ResultsFileError(
                     f"{path}:{number}: configuration {name!r} was played as the defaults of the day filled it in and"
                     f" now resolves otherwise ({changed}): a default changed since; use another file"
                 )

@@ -373,6 +373,9 @@ def bench_strength(args: argparse.Namespace) -> int:
         word, code = stopped_by(err)
         print(f"\natoll bench strength: {word}; {kept}", file=sys.stderr)
         return code
+    except arena.ResultsFileError as err:  # read before any game is played: nothing was run or written
+        print(f"atoll bench strength: --out: {err}", file=sys.stderr)
+        return 2
     except arena.GameFailedError as err:  # a bug, not a bad request: the traceback, then which game and how to resume
         import traceback
 

@@ -176,6 +176,40 @@ def test_bench_strength_writes_into_a_missing_folder_and_refuses_bad_counts_and_
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
+def test_bench_strength_refuses_an_out_file_it_cannot_continue_and_leaves_it_as_it_was(tmp_path):
+    base = ["bench", "strength", "--quiet", "--deals", "1"]
+    bots = ["--game", "kuhn_poker", "--bot", "a=random", "--bot", "b=random"]
+    kept = tmp_path / "kuhn.jsonl"
+    assert atoll(*base, *bots, "--out", str(kept)).returncode == 0
+    played = kept.read_bytes()
+    summary = tmp_path / "summary.json"
+    summary.write_text(json.dumps({"games": 2, "configs": {"a": {}}}, indent=2) + "\n")  # a summary, not records
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"seed": 1}\n')  # JSON lines of something else
+    refused = [
+        (
+            kept,
+            ["--game", "leduc_poker", "--bot", "a=random", "--bot", "b=random"],
+            "kuhn.jsonl:1 is a kuhn_poker game",
+        ),
+        (
+            kept,
+            ["--game", "kuhn_poker", "--bot", "a=random", "--bot", "b=ismcts"],
+            "kuhn.jsonl:1: configuration 'b' was",
+        ),
+        (summary, bots, "summary.json:1 is not an arena game record"),
+        (other, bots, "other.jsonl:1 is not an arena game record"),
+    ]
+    for path, extra, message in refused:
+        before = path.read_bytes()
+        done = atoll(*base, *extra, "--out", str(path))
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert f"atoll bench strength: --out: {path}" in done.stderr and message in done.stderr, done.stderr
+        assert path.read_bytes() == before
+    # the same tournament resumes it: nothing left to play
+    assert atoll(*base, *bots, "--out", str(kept)).returncode == 0 and kept.read_bytes() == played
+
+
 def test_bench_strength_names_a_game_that_raises_and_says_what_was_kept(tmp_path, monkeypatch, capsys):
     from search import arena
     from server.cli import main
