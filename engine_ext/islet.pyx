@@ -768,7 +768,8 @@ def draw(dict obs):
 
 
 def belief_summary(worlds, int seat):
-    """Over sampled worlds: how often each other seat holds each tile type."""
+    """Over sampled worlds: how many tiles of each type each other seat holds on average (``"seat k"`` keys, as every
+    game's summary names seats; tile types sorted)."""
     n = len(worlds)
     summary = {}
     for world in worlds:
@@ -776,9 +777,9 @@ def belief_summary(worlds, int seat):
             if other == seat:
                 continue
             for name, count in world.private_info(other).get("hand", {}).items():
-                row = summary.setdefault(str(other), {})
+                row = summary.setdefault(f"seat {other}", {})
                 row[name] = row.get(name, 0) + count / n
-    return {"hands": {k: {t: round(v, 3) for t, v in row.items()} for k, row in summary.items()}, "worlds": n}
+    return {"hands": {k: {t: round(v, 3) for t, v in sorted(row.items())} for k, row in summary.items()}, "worlds": n}
 
 
 # Chosen in the arena (docs/benchmarks.md, "Islet search defaults"): playouts cut at once and scored by the heuristic

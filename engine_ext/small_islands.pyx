@@ -986,7 +986,8 @@ def draw(dict obs):
 
 
 def belief_summary(worlds, int seat):
-    """Over sampled worlds: how often each other seat holds each Objective this round."""
+    """Over sampled worlds: how often each other seat holds each Objective this round (``"seat k"`` keys, as every
+    game's summary names seats; cards in number order)."""
     n = len(worlds)
     summary = {}
     for world in worlds:
@@ -995,9 +996,13 @@ def belief_summary(worlds, int seat):
                 continue
             card = world.private_info(other).get("objective")
             if card:
-                row = summary.setdefault(str(other), {})
+                row = summary.setdefault(f"seat {other}", {})
                 row[card] = row.get(card, 0) + 1 / n
-    return {"objectives": {k: {c: round(v, 3) for c, v in row.items()} for k, row in summary.items()}, "worlds": n}
+    return {
+        "objectives": {k: {c: round(v, 3) for c, v in sorted(row.items(), key=lambda cv: int(cv[0][1:]))}
+                       for k, row in summary.items()},
+        "worlds": n,
+    }
 
 
 def evidence_move(int action):

@@ -180,7 +180,7 @@ def test_pimc_and_flat_deal_their_worlds_by_the_beliefs_as_ismcts_does(algorithm
     by_hand = search.suggest(weighted, 0, beliefs=False, **settings)
     plain = search.suggest(state, 0, beliefs=False, keeper=search.TreeKeeper(0), **settings)
     assert outcome(believed) == outcome(by_hand) != outcome(plain)
-    assert believed.belief["objectives"]["1"].get("O4", 0) > 0.8
+    assert believed.belief["objectives"]["seat 1"].get("O4", 0) > 0.8
 
 
 def test_a_search_with_beliefs_deals_its_worlds_by_them():
@@ -193,11 +193,11 @@ def test_a_search_with_beliefs_deals_its_worlds_by_them():
     first = search.suggest(state, 0, iterations=200, beliefs=True, keeper=keeper)
     assert keeper.evidence is INFO  # the first search with beliefs turns the evidence on
     assert keeper.nodes == 0  # and keeps no trees (the evidence reads none)
-    seen = first.belief["objectives"]["1"]
+    seen = first.belief["objectives"]["seat 1"]
     favoured = sorted(seen)[0]
     keeper.beliefs = {1: [1.0 if f"O{k + 1}" == favoured else 1e-3 for k in range(12)]}
     believed = search.suggest(state, 0, iterations=200, beliefs=True, keeper=keeper)
-    assert believed.belief["objectives"]["1"].get(favoured, 0) > 0.8 > seen[favoured]
+    assert believed.belief["objectives"]["seat 1"].get(favoured, 0) > 0.8 > seen[favoured]
     # A keeper rebuilt from the moves alone (a restarted server's: beliefs, no trees yet) keeps them at its first
     # search, and so does one whose settings change: they come from the moves, not from trees.
     rebuilt = search.TreeKeeper(0)

@@ -307,6 +307,22 @@ def test_belief_summary_describes_other_seats_hidden_values():
 
 
 @pytest.mark.parametrize(
+    ("game", "players", "decisions", "facts"),
+    [("survive", 4, 200, "abilities"), ("islet", 3, 40, "hands"), ("small_islands", 4, 40, "objectives")],
+)
+def test_every_games_belief_summary_names_the_other_seats_alike(game, players, decisions, facts):
+    state = random_decision_positions(game, players, decisions, seed=3)[-1]
+    seat = state.current_player()
+    belief = search.belief_summary(state, seat, 5)
+    assert belief["worlds"] == search.BELIEF_WORLDS
+    others = {f"seat {k}" for k in range(players) if k != seat}
+    assert belief[facts] and set(belief[facts]) <= others, belief[facts]
+    for row in belief[facts].values():
+        order = (lambda card: int(card[1:])) if game == "small_islands" else None  # O1, O2, ..., O12
+        assert list(row) == sorted(row, key=order) and all(v > 0 for v in row.values())
+
+
+@pytest.mark.parametrize(
     ("kwargs", "field"),
     [
         ({"algorithm": "minimax"}, "algorithm"),
