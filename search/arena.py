@@ -450,7 +450,7 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
     for name in dict.fromkeys(lineup):
         per_group, returns_per_group, wins, played, scores, margins = [], [], 0.0, 0, [], []
         won_scores = []
-        cpu, decided, timed = 0.0, 0, True  # timed: every game records its seats' CPU (older records do not)
+        cpu, decided, timed = 0.0, 0, 0  # timed: the seats whose game records their CPU (older records do not)
         for group in groups.values():
             shares, returns = [], []
             for game in group:
@@ -464,8 +464,7 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
                     if "cpu_seconds" in game:
                         cpu += game["cpu_seconds"][seat]
                         decided += game["seat_decisions"][seat]
-                    else:
-                        timed = False
+                        timed += 1
                     wins += share
                     played += 1
                     scores.append(game["scores"][seat])
@@ -486,8 +485,11 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
             "win_rate_wilson": [round(x, 4) for x in stats.wilson(wins, played)] if played else None,
             "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
             "mean_margin": round(sum(margins) / len(margins), 3) if margins else None,
-            # Process CPU a decision over the deal groups' games, set-up decisions and cheap ones included.
-            "cpu_ms_per_decision": round(1000 * cpu / decided, 3) if timed and decided else None,
+            # Process CPU a decision over the deal groups' games that record it (``cpu_seats_timed`` of the seats
+            # played; a run resumed from records older than the field times its newer games only), set-up decisions
+            # and cheap ones included. Every configuration of a match is timed over the same games.
+            "cpu_ms_per_decision": round(1000 * cpu / decided, 3) if decided else None,
+            "cpu_seats_timed": timed,
         }
         if solo:  # e.g. Islet solo: the tiles left in the bag, over the games won
             out["configs"][name]["mean_score_of_wins"] = (

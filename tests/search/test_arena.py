@@ -64,7 +64,7 @@ def test_each_game_records_its_seats_decisions_and_the_cpu_they_took():
     assert per_decision[0] > 20 * max(per_decision[1:])
 
 
-def test_the_summary_gives_each_configuration_its_cpu_a_decision_when_every_game_recorded_it():
+def test_the_summary_gives_each_configuration_its_cpu_a_decision_over_the_games_that_recorded_it():
     def game(deal: int, seats: list[str], cpu: list[float] | None) -> dict:
         record = {"match": "a,b", "deal": deal, "seats": seats, "returns": [1.0, 0.0], "scores": [1, 0]}
         if cpu is not None:
@@ -76,9 +76,14 @@ def test_the_summary_gives_each_configuration_its_cpu_a_decision_when_every_game
     configs = arena.summarize_match(["a", "b"], games)["configs"]
     assert configs["a"]["cpu_ms_per_decision"] == round(1000 * 1.5 / 15, 3)  # (1.0 + 0.5) s over 10 + 5 decisions
     assert configs["b"]["cpu_ms_per_decision"] == round(1000 * 5.0 / 15, 3)
-    # A record from before the field (or from another tool) leaves the figure out rather than averaging a part.
-    older = [games[0], game(0, ["b", "a"], None)]
-    assert arena.summarize_match(["a", "b"], older)["configs"]["a"]["cpu_ms_per_decision"] is None
+    assert configs["a"]["cpu_seats_timed"] == configs["b"]["cpu_seats_timed"] == 2
+    # A resumed run with records from before the field (or from another tool): the games that recorded it, said so.
+    older = [game(1, ["a", "b"], None), game(1, ["b", "a"], None)]
+    configs = arena.summarize_match(["a", "b"], games + older)["configs"]
+    assert configs["a"]["cpu_ms_per_decision"] == round(1000 * 1.5 / 15, 3) and configs["a"]["seats_played"] == 4
+    assert configs["a"]["cpu_seats_timed"] == 2
+    configs = arena.summarize_match(["a", "b"], older)["configs"]
+    assert configs["a"]["cpu_ms_per_decision"] is None and configs["a"]["cpu_seats_timed"] == 0
 
 
 def test_an_interrupted_run_continues_where_it_stopped_and_ends_as_a_full_run(tmp_path):
