@@ -112,6 +112,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--time-ms", type=int, default=5, help="the search time of the equal-time calls")
     args = parser.parse_args()
+    for name in ("calls", "clients", "time_ms"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')}: expected at least 1, got {getattr(args, name)}")
     with tempfile.TemporaryDirectory() as tmp:
         proc = subprocess.Popen(
             [

@@ -151,6 +151,11 @@ def test_the_service_benchmark_measures_every_product_game_against_a_real_server
         # a time-budgeted search stops at its time, not before and not much after
         assert 5 <= row["5_ms"]["search_ms_p50"] < 50, name
     assert report["throughput"]["calls"] == report["throughput"]["ok"] == 2 * 25
+    # a zero time would be no budget at all (the server's 1,000 iterations), measured under the name "0_ms"
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "service.py"), "--time-ms", "0"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "--time-ms: expected at least 1, got 0" in done.stderr
 
 
 @pytest.mark.parametrize(
