@@ -263,13 +263,6 @@ cdef class SurviveState(State):
             info["abilities"] = abilities
         return info
 
-    def on_board_values(self):
-        """(colour, cell, aboard, value) of every Adventurer on the board, read straight from the struct."""
-        cdef Survive* s = self.g()
-        cdef int i
-        return [(i // MEEPLES_PER_COLOUR, s.meeple[i].cell, s.meeple[i].aboard, s.meeple[i].value)
-                for i in range(s.num_colours * MEEPLES_PER_COLOUR) if s.meeple[i].status == ST_BOARD]
-
     def invariant_violations(self):
         """Component-conservation and bookkeeping checks (for the random-simulation tests): [] when all hold."""
         cdef Survive* s = self.g()
