@@ -180,7 +180,10 @@ class RayExecutor(Executor):
 # --- the tournament ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Tournament:
-    """What to play: the game, the configurations by name, the lineups, how many deals, and the base seed."""
+    """What to play: the game, the configurations by name, the lineups, how many deals, and the base seed.
+    ``first_deal`` plays deals ``first_deal`` .. ``first_deal + deals - 1`` of the same sequence: a match split into
+    shards (one a machine, or a later stretch first) plays the games the whole match would, and their files joined
+    (``cat``) are the whole match's."""
 
     game: str
     players: int
@@ -189,11 +192,14 @@ class Tournament:
     deals: int
     seed: int = 0
     options: dict | None = None
+    first_deal: int = 0
 
     def __post_init__(self) -> None:
         engine_ext.game_info(self.game).check_players(self.players)
-        if self.deals < 0 or self.seed < 0:
-            raise ValueError(f"deals and seed: expected 0 or more, got {self.deals} and {self.seed}")
+        if self.deals < 0 or self.seed < 0 or self.first_deal < 0:
+            raise ValueError(
+                f"deals, seed and first deal: expected 0 or more, got {self.deals}, {self.seed} and {self.first_deal}"
+            )
         state = play.new_game(self.game, self.players, self.seed, self.options)
         for name, settings in self.configs.items():
             try:
@@ -210,7 +216,7 @@ class Tournament:
     def jobs(self) -> Iterable[dict]:
         """Every game, deal by deal (so a partial run holds whole deal groups first)."""
         configs = {name: settings.to_dict() for name, settings in self.configs.items()}
-        for deal in range(self.deals):
+        for deal in range(self.first_deal, self.first_deal + self.deals):
             seed = play.derive_seed(self.seed, "deal", deal)
             for lineup in self.lineups:
                 for seats in seat_permutations(lineup):
@@ -695,11 +701,12 @@ class Progress:
         self.sprt = sprt
         self.started = time.monotonic()
         self.start_count: int | None = None
+        self.deals = range(tournament.first_deal, tournament.first_deal + tournament.deals)
 
     def __call__(self, results: list[dict]) -> None:
+        done = sum(r["deal"] in self.deals for r in results)  # a file may hold other shards' games too
         if self.start_count is None:
-            self.start_count = len(results) - 1
-        done = len(results)
+            self.start_count = done - 1
         lineup = self.tournament.lineups[0]
         games = [r for r in results if r["match"] == ",".join(lineup)]
         match = summarize_match(lineup, games)

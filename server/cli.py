@@ -329,7 +329,9 @@ def bench_strength(args: argparse.Namespace) -> int:
         lineups = [line.split(",") for line in args.lineup] or arena.default_lineups(names, args.players)
         info = engine_ext.game_info(args.game)
         options = {name: info.option(name).parse(value) for name, value in option_pairs(args.option).items()}
-        tournament = arena.Tournament(args.game, args.players, configs, lineups, args.deals, args.seed, options)
+        tournament = arena.Tournament(
+            args.game, args.players, configs, lineups, args.deals, args.seed, options, args.first_deal
+        )
         if args.plot:
             arena.optional_pyplot()  # before the games, not after them: the plot is drawn last
         if args.against is not None and args.against not in configs:
@@ -484,6 +486,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the configuration at each seat; every seat permutation is played per deal (default: every pair)",
     )  # fmt: skip
     cmd.add_argument("--deals", type=at_least(1), default=100, help="deal groups per lineup")
+    cmd.add_argument(
+        "--first-deal", type=at_least(0), default=0, metavar="N",
+        help="play deals N to N+DEALS-1 of the match (a shard: shards' --out files joined are the whole match's)",
+    )  # fmt: skip
     cmd.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (atoll games lists them)")
     cmd.add_argument("--seed", type=at_least(0), default=0)
     cmd.add_argument(

@@ -374,6 +374,25 @@ def test_the_strength_plot_is_written(tmp_path):
     assert (tmp_path / "strength.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_shards_play_the_games_of_the_whole_match_and_their_files_joined_summarize_as_it(tmp_path):
+    whole = arena.Tournament("survive", 4, {k: FAST[k] for k in "gr"}, [["g", "r", "r", "r"]], 3, seed=5)
+    late = replace(whole, deals=2, first_deal=1)
+    assert [j["deal"] for j in late.jobs()] == [1] * 4 + [2] * 4
+    assert [j for j in whole.jobs() if j["deal"] > 0] == list(late.jobs())
+    paths = tmp_path / "late.jsonl", tmp_path / "early.jsonl"
+    with arena.local_executor(2) as executor:
+        arena.run(late, paths[0], executor)  # the later stretch first, as a second machine would
+        arena.run(replace(whole, deals=1), paths[1], executor)
+    joined = tmp_path / "joined.jsonl"
+    joined.write_text(paths[0].read_text() + paths[1].read_text())
+    with arena.local_executor(1) as executor:
+        games = arena.run(whole, joined, executor)
+    assert joined.read_text() == paths[0].read_text() + paths[1].read_text(), "nothing was left to play"
+    assert comparable(games) == comparable(in_process(whole))
+    with pytest.raises(ValueError, match="first deal"):
+        replace(whole, first_deal=-1)
+
+
 def test_the_command_line_resumes_from_its_file(tmp_path):
     out = tmp_path / "games.jsonl"
     command = [str(Path(sys.executable).parent / "atoll"), "bench", "strength", "--game", "survive",
@@ -660,7 +679,7 @@ def test_the_progress_line_shows_the_sprt_when_a_run_has_one(tmp_path):
     from types import SimpleNamespace
 
     games = [json.loads(line) for line in Path(_row_file(tmp_path, "s", {}, [4, 3, 2] * 5)).read_text().splitlines()]
-    tournament = SimpleNamespace(lineups=[["s", "f", "f", "f"]])
+    tournament = SimpleNamespace(lineups=[["s", "f", "f", "f"]], first_deal=0, deals=20)
     judged, plain = io.StringIO(), io.StringIO()
     arena.Progress(tournament, 80, stream=judged, sprt=(0.0, 30.0))(games)
     arena.Progress(tournament, 80, stream=plain)(games)
