@@ -10,7 +10,11 @@ from engine_ext.core cimport MAX_SEATS_ANY, playout_fn, returns_fn
 cdef enum:
     NO_NODE = -1
     MAX_PATH = 4096             # deepest path kept per tree; deeper descents stop growing that tree
-    CHECK_EVERY = 64            # iterations between checks of the deadline and the cancel flag
+    # Iterations between checks of the deadline and the cancel flag: a Small Islands iteration takes about 40 us, so
+    # 64 let a 5 ms search run 6.7 ms; 8 stop it within about 0.3 ms. A clock read costs about 20 ns, under 2 % of
+    # eight iterations of the fastest game (Kuhn), and a search on an iteration budget reads no clock.
+    CHECK_EVERY = 8
+    PIMC_TIMED_WORLD = 256      # PIMC on a time budget: iterations in each sampled world
     MAX_TURN_STEPS = 1000       # ``playout_to``: most steps played on from a leaf (a guard, never reached in play)
 
     ALG_ISMCTS = 0

@@ -1267,7 +1267,7 @@ cdef int pimc(const GameVTable* vt, const void* root, Params* prm, Arena* arena,
     if world == NULL:
         return 0
     while not stop_now(prm, out.iterations):
-        budget = prm.iterations // prm.worlds if prm.iterations >= 0 else CHECK_EVERY * 4
+        budget = prm.iterations // prm.worlds if prm.iterations >= 0 else PIMC_TIMED_WORLD
         if budget < 1:
             budget = 1
         clone_into(vt, world, root)
