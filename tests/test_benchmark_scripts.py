@@ -174,3 +174,19 @@ def test_the_service_benchmark_measures_every_product_game_against_a_real_server
 )
 def test_the_benchmark_scripts_run_at_a_tiny_size(script, args, keys):
     assert keys <= set(_run(script, *args))
+
+
+def test_the_level_5_head_to_head_reads_its_lost_groups_as_documented_and_its_record_after_them(tmp_path):
+    # With no later games, the first 47 deal groups alone: the figures docs/benchmarks.md gave for them (thirty-fifth
+    # session), so a wrong count in the script's table shows here.
+    empty = tmp_path / "none.jsonl"
+    empty.write_text("")
+    alone = _run("records/level5_equal_time.py", str(empty))
+    assert alone["deal_groups"] == 47 and alone["later_groups"] == 0
+    assert alone["win_share"] == pytest.approx(0.254, abs=5e-4) and alone["llr"] == pytest.approx(-0.38, abs=5e-3)
+    assert alone["elo"][0] == pytest.approx(4, abs=1) and alone["score_edge"] == pytest.approx([0.31, -0.18, 0.80])
+    assert alone["first_verdict"] is None
+    # The committed record: its groups follow deal 46 in a row and count in the SPRT.
+    later = _run("records/level5_equal_time.py")
+    assert later["later_groups"] >= 3 and later["deal_groups"] == 47 + later["later_groups"]
+    assert later["llr"] != alone["llr"]
