@@ -207,6 +207,21 @@ def test_time_budget_stops_near_the_deadline():
     assert 95 <= result.stats["elapsed_ms"] and elapsed < 100 + 150, f"took {elapsed:.0f} ms for a 100 ms budget"
 
 
+def test_a_time_budget_is_checked_every_few_iterations_of_a_slow_game():
+    # A Small Islands iteration takes tens of microseconds (about 40 on the project's machine), so a half-millisecond
+    # budget ends after a dozen or so iterations: the search stops at the first clock check past the deadline. Read
+    # every 64 iterations, the clock let it run 64 (a 5 ms Suggest searched for 7 ms). A busy machine only makes the
+    # count smaller.
+    state = engine_ext.new_game("small_islands", 4, seed=2)
+    while state.current_player() < 0:
+        state.apply(state.chance_outcomes()[0][0])
+    counts = [
+        search.suggest(state, state.current_player(), time_ms=0.5, seed=k, summary=False).stats["iterations"]
+        for k in range(3)
+    ]
+    assert max(counts) < 64, counts
+
+
 def test_cancel_stops_the_search_and_returns_the_best_so_far():
     state = engine_ext.new_game("survive", 4, seed=1)
     control = search.Control()
