@@ -208,7 +208,7 @@ def test_time_budget_stops_near_the_deadline():
 
 
 def test_a_time_budget_is_checked_every_few_iterations_of_a_slow_game():
-    # A Small Islands iteration takes tens of microseconds (about 40 on the project's machine), so a half-millisecond
+    # A Small Islands iteration takes tens of microseconds (about 30 here at the opening), so a half-millisecond
     # budget ends after a dozen or so iterations: the search stops at the first clock check past the deadline. Read
     # every 64 iterations, the clock let it run 64 (a 5 ms Suggest searched for 7 ms). A busy machine only makes the
     # count smaller.
