@@ -1247,8 +1247,8 @@ GAME_INFOS = (
             # beat three at the defaults' 3,000 by +44 Elo [11, 75], +0.85 points a game [0.51, 1.19], SPRT H1 after
             # 86 deal groups, where 30,000 at the defaults before it was level (-0.12 points [-0.54, 0.30] after 67);
             # docs/benchmarks.md, "Survive's four-seat ten-times step accepted" (2026-12-06, thirty-third).
-            # Pending: at equal time (21,000 with it against 30,000 without) it is undecided so far, +3 Elo [-33, 36],
-            # +0.31 points a game [-0.02, 0.63], LLR -1.21 after 103 groups; an H0, or no gain at the 120-group bound
+            # Pending: at equal time (21,000 with it against 30,000 without) it is undecided so far, +7 Elo [-28, 40],
+            # +0.34 points a game [0.02, 0.66], LLR -0.81 after 106 groups; an H0, or no gain at the 120-group bound
             # fixed in advance, calls it back (docs, "The head to head at level 5's time, to 103 deal groups",
             # thirty-seventh; the record: benchmarks/records/).
             by_budget=(
