@@ -163,6 +163,9 @@ cdef struct GameVTable:
     # optional (NULL: the seat to move): the seat whose turn it is, also while chance or another seat's reaction is
     # resolved within it (``SearchConfig.playout_to``)
     int_of_state_fn turn_owner
+    # optional (NULL: none): ``playout_action``'s move drawn straight from the state, with the same chances over the
+    # legal moves, without listing them; -1 where the game does not draw it so (then the moves are listed)
+    sample_chance_fn playout_draw
 
 
 cdef inline void clone_into(const GameVTable* vt, void* dst, const void* src) noexcept nogil:

@@ -1733,6 +1733,207 @@ cdef int32_t s_playout_action(const void* p, const int32_t* legal, int n, Rng* r
     return a
 
 
+cdef enum:
+    ACTION_GROUPS = 11  # the slot groups of ``action_slots``
+
+
+cdef bint controls_raft(const Survive* s, int seat, int c) noexcept nogil:
+    """``raft_control`` for the one Raft at ``c``: ``seat`` may move it (empty, or at least as many of its Adventurers
+    aboard as any opponent's)."""
+    cdef int counts[MAX_SEATS]
+    cdef int i, p
+    cdef const Meeple* m
+    if not s.aboard_at[c]:
+        return True
+    for p in range(MAX_SEATS):
+        counts[p] = 0
+    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+        m = &s.meeple[i]
+        if m.status == ST_BOARD and m.aboard and m.cell == c:
+            counts[seat_of_colour(s, i // MEEPLES_PER_COLOUR)] += 1
+    for p in range(s.num_players):
+        if counts[p] > counts[seat]:
+            return False
+    return True
+
+
+cdef bint first_of_its_kind(const Survive* s, int lo, int i) noexcept nogil:
+    """No Adventurer before ``i`` (from ``lo``) is identical to it: the same colour, value, cell, raft and swim, so the
+    same move ids (``gen_action_phase`` lists an identical one's moves once)."""
+    cdef const Meeple* m = &s.meeple[i]
+    cdef const Meeple* o
+    cdef int j
+    for j in range(lo, i):
+        o = &s.meeple[j]
+        if (o.status == ST_BOARD and j // MEEPLES_PER_COLOUR == i // MEEPLES_PER_COLOUR and o.aboard == m.aboard
+                and o.value == m.value and o.swum == m.swum and o.cell == m.cell):
+            return False
+    return True
+
+
+cdef int32_t adventurer_slot(const Survive* s, int lo, int kind, int sub, int r) noexcept nogil:
+    """The move of slot ``r`` among the (own Adventurer on the board, neighbour) pairs from ``lo``: a movement
+    (``kind`` K_MOVE_ADV, as ``gen_adventurer_moves``) or a Dolphin step (K_DOLPHIN of land ``sub``, as
+    ``gen_dolphin_steps``); -1 where that pair is no legal move or an identical Adventurer's slot stands for it."""
+    cdef int i = lo
+    cdef int c, t
+    cdef bint swimmer, swim
+    cdef const Meeple* m
+    while s.meeple[i].status != ST_BOARD or r >= NUM_NEIGHBOURS[s.meeple[i].cell]:
+        if s.meeple[i].status == ST_BOARD:
+            r -= NUM_NEIGHBOURS[s.meeple[i].cell]
+        i += 1
+    m = &s.meeple[i]
+    c = m.cell
+    t = NEIGHBOURS[c][r]
+    if not first_of_its_kind(s, lo, i):
+        return -1
+    if kind == K_DOLPHIN:
+        if m.aboard or s.terrain[c] != WATER or (t < FIRST_RESCUE and (s.terrain[t] == VOLCANO or has_kaiju(s, t))):
+            return -1
+        return act(K_DOLPHIN, sub, i // MEEPLES_PER_COLOUR, m.value, m.swum, c, t)
+    swimmer = not m.aboard and s.terrain[c] == WATER
+    if t < FIRST_RESCUE:
+        if s.terrain[t] == VOLCANO or has_kaiju(s, t):
+            return -1
+        swim = swimmer or (s.terrain[t] == WATER and room(s, t) == 0)
+    else:
+        swim = swimmer
+    if swim and m.swum:
+        return -1
+    return act(K_MOVE_ADV, m.aboard, i // MEEPLES_PER_COLOUR, m.value, m.swum, c, t)
+
+
+cdef int32_t raft_slot(const Survive* s, int seat, int kind, int r) noexcept nogil:
+    """The move of slot ``r`` among the (Raft, neighbour) pairs: a step of ``kind`` (K_MOVE_RAFT or K_PADDLES, as
+    ``gen_raft_steps``) of a Raft the seat controls, or -1."""
+    cdef int c = next_bit(s.raft_bits, -1)
+    cdef int t
+    while r >= NUM_NEIGHBOURS[c]:
+        r -= NUM_NEIGHBOURS[c]
+        c = next_bit(s.raft_bits, c)
+    t = NEIGHBOURS[c][r]
+    if (t < FIRST_RESCUE and s.terrain[t] == WATER and not s.raft[t] and not has_kaiju(s, t)
+            and controls_raft(s, seat, c)):
+        return act(kind, 0, 0, 0, 0, c, t)
+    return -1
+
+
+cdef int32_t creature_slot(const Survive* s, int seat, int first_kind, int r, int per, int land) noexcept nogil:
+    """The move of slot ``r`` among (creature from ``first_kind`` on, its cell) pairs, ``per`` slots each: with
+    ``per`` = NUM_CELLS a Dive (``r % per`` the empty Water space it goes to), with 1 a Repellent of ``land`` (where
+    the creature concerns the seat); -1 where the slot is no legal move."""
+    cdef int pair = r // per
+    cdef int kind, c, i
+    for kind in range(first_kind, KAIJU + 1):
+        c = next_bit(s.creature_bits, -1)
+        while c >= 0:
+            if s.creatures[c][kind]:
+                if pair == 0:
+                    if per == 1:
+                        return act(K_REPEL, land, 0, kind, 0, c, 0) if seat_concerned(s, seat, KAIJU, c) else -1
+                    i = r % per
+                    if i != c and s.terrain[i] == WATER and cell_is_empty(s, i):
+                        return act(K_DIVE, kind, 0, 0, 0, c, i)
+                    return -1
+                pair -= 1
+            c = next_bit(s.creature_bits, c)
+    return -1
+
+
+cdef int action_slots(const Survive* s, int* sizes) noexcept nogil:
+    """The slots of ``draw_action_phase``, in ``gen_action_phase``'s groups (``sizes``: ACTION_GROUPS counts):
+    (own Adventurer on the board, neighbour) and (Raft, neighbour) pairs while movements are left, the end of the
+    movements, and each Ability tile's options (Paddles: Raft and neighbour; Dolphin: Adventurer and neighbour; Dive:
+    creature and space; Die; Repellent: Shark or Kaiju). Returns the total."""
+    cdef int seat = s.active
+    cdef int lo = first_colour(s, seat) * MEEPLES_PER_COLOUR
+    cdef int hi = lo + colours_per_seat(s) * MEEPLES_PER_COLOUR
+    cdef int walkers = 0, rafts = 0, dives = 0, repels = 0
+    cdef int total = 0, g, i, c, kind, land
+    for i in range(lo, hi):
+        if s.meeple[i].status == ST_BOARD:
+            walkers += NUM_NEIGHBOURS[s.meeple[i].cell]
+    c = next_bit(s.raft_bits, -1)
+    while c >= 0:
+        rafts += NUM_NEIGHBOURS[c]
+        c = next_bit(s.raft_bits, c)
+    if (s.held[seat][1][BK_DIVE - FIRST_ABILITY] or s.held[seat][0][BK_REPELLENT - FIRST_ABILITY]
+            or s.held[seat][1][BK_REPELLENT - FIRST_ABILITY]):
+        c = next_bit(s.creature_bits, -1)
+        while c >= 0:
+            for kind in range(KAIJU + 1):
+                if s.creatures[c][kind]:
+                    dives += 1
+                    repels += kind >= SHARK
+            c = next_bit(s.creature_bits, c)
+    sizes[0] = walkers if s.moves_left > 0 else 0
+    sizes[1] = rafts if s.moves_left > 0 else 0
+    sizes[2] = 1                                                    # the end of the movements
+    sizes[3] = rafts if s.held[seat][0][BK_PADDLES - FIRST_ABILITY] else 0
+    for land in range(2):
+        sizes[4 + land] = walkers if s.held[seat][land][BK_DOLPHIN - FIRST_ABILITY] else 0
+        sizes[7 + land] = 1 if s.held[seat][land][BK_DIE - FIRST_ABILITY] else 0
+        sizes[9 + land] = repels if s.held[seat][land][BK_REPELLENT - FIRST_ABILITY] else 0
+    sizes[6] = dives * NUM_CELLS if s.held[seat][1][BK_DIVE - FIRST_ABILITY] else 0
+    for g in range(ACTION_GROUPS):
+        total += sizes[g]
+    return total
+
+
+cdef int32_t draw_action_phase(const Survive* s, const int* sizes, int total, Rng* rng) noexcept nogil:
+    """One Action-phase move drawn uniformly from what ``gen_action_phase`` lists, without listing it: a slot drawn
+    among ``action_slots``'s is kept when it is a legal move (for an Adventurer, the first of its identical ones: the
+    same move id), else drawn again, so each legal move has one slot and the same chance."""
+    cdef int seat = s.active
+    cdef int lo = first_colour(s, seat) * MEEPLES_PER_COLOUR
+    cdef int g, r
+    cdef int32_t a
+    while True:
+        r = rng_below(rng, total)
+        g = 0
+        while r >= sizes[g]:
+            r -= sizes[g]
+            g += 1
+        if g == 0:
+            a = adventurer_slot(s, lo, K_MOVE_ADV, 0, r)
+        elif g == 1:
+            a = raft_slot(s, seat, K_MOVE_RAFT, r)
+        elif g == 2:
+            a = act(K_END, 0, 0, 0, 0, 0, 0)
+        elif g == 3:
+            a = raft_slot(s, seat, K_PADDLES, r)
+        elif g <= 5:
+            a = adventurer_slot(s, lo, K_DOLPHIN, g - 4, r)
+        elif g == 6:
+            a = creature_slot(s, seat, SERPENT, r, NUM_CELLS, 0)
+        elif g <= 8:
+            a = act(K_DIE, g - 7, 0, 0, 0, 0, 0)
+        else:
+            a = creature_slot(s, seat, SHARK, r, 1, g - 9)
+        if a >= 0:
+            return a
+
+
+cdef int32_t s_playout_draw(const void* p, Rng* rng) noexcept nogil:
+    """``s_playout_action``'s move drawn straight from the state, with its chances, in the Action phase (the moves
+    most playout steps choose among, and the longest list); -1 elsewhere (the moves are listed there)."""
+    cdef const Survive* s = <const Survive*>p
+    cdef int sizes[ACTION_GROUPS]
+    cdef int total
+    cdef int32_t a
+    cdef Move m
+    if (s.to_move < 0 or s.decision == D_BOARD or s.decision == D_REACT or s.decision == D_KAIJU
+            or s.decision == D_CONTINUE or s.phase != PH_ACTION):
+        return -1
+    total = action_slots(s, sizes)
+    a = draw_action_phase(s, sizes, total, rng)
+    m = decode(a)
+    if m.kind == K_MOVE_ADV and RESCUE_DISTANCE[m.to] >= RESCUE_DISTANCE[m.frm]:
+        a = draw_action_phase(s, sizes, total, rng)
+    return a
+
+
 cdef inline bint near(int a, int b) noexcept nogil:
     """The same node or neighbours."""
     cdef int k
@@ -1794,6 +1995,7 @@ SURVIVE_TABLE.other_heuristics[6] = s_calm_heuristic
 SURVIVE_TABLE.other_heuristics[7] = s_tempo_heuristic
 SURVIVE_TABLE.other_heuristics[8] = s_fitted_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
+SURVIVE_TABLE.playout_draw = s_playout_draw
 SURVIVE_TABLE.redundant = s_redundant
 SURVIVE_TABLE.private_key = s_private_key
 SURVIVE_TABLE.turn_owner = s_turn_owner

@@ -5,7 +5,7 @@ shared between threads but the cancel flag."""
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 
-from engine_ext.core cimport MAX_SEATS_ANY, playout_fn, returns_fn
+from engine_ext.core cimport MAX_SEATS_ANY, playout_fn, returns_fn, sample_chance_fn
 
 cdef enum:
     NO_NODE = -1
@@ -91,6 +91,7 @@ cdef struct Params:
     int worlds              # PIMC: worlds the iteration budget is split over
     bint light_playouts     # playouts use the game's light policy when it has one (else uniform)
     playout_fn playout      # the playout policy in use (NULL: uniform), from light_playouts and the policy's name
+    sample_chance_fn draw   # the game's ``playout_draw`` when ``playout`` is its light policy (else NULL)
     bint baseline           # rewards relative to the root's heuristic value in each sampled world
     bint halving            # sequential halving over the searching seat's root moves (searches with a budget)
     volatile int* cancel    # set by Control.cancel() from another thread

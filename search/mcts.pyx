@@ -50,6 +50,7 @@ from engine_ext.core cimport (
     GameVTable,
     playout_fn,
     returns_fn,
+    sample_chance_fn,
     Rng,
     State,
     clone_into,
@@ -253,6 +254,7 @@ cdef void evaluate(const GameVTable* vt, void* world, const Params* prm, Rng* rn
     ``known`` (or NULL): the heuristic of ``world`` itself, already computed, used when the playout is cut at once."""
     cdef int steps = 0
     cdef int player, n, p
+    cdef int32_t action
     cdef double lo, hi
     cdef bint cut = False
     while True:
@@ -265,11 +267,15 @@ cdef void evaluate(const GameVTable* vt, void* world, const Params* prm, Rng* rn
         if player == CHANCE_PLAYER:
             vt.apply(world, vt.sample_chance(world, rng))
         else:
-            n = vt.legal_actions(world, buf)
-            if prm.playout != NULL:
-                vt.apply(world, prm.playout(world, buf, n, rng))
+            action = prm.draw(world, rng) if prm.draw != NULL else -1
+            if action >= 0:
+                vt.apply(world, action)
             else:
-                vt.apply(world, buf[rng_below(rng, n)])
+                n = vt.legal_actions(world, buf)
+                if prm.playout != NULL:
+                    vt.apply(world, prm.playout(world, buf, n, rng))
+                else:
+                    vt.apply(world, buf[rng_below(rng, n)])
         steps += 1
     vt.utility_bounds(world, &lo, &hi)
     if cut:
@@ -474,8 +480,13 @@ cdef int32_t pick_untried(const GameVTable* vt, const Params* prm, Rng* rng, Wal
 cdef int32_t policy_action(const GameVTable* vt, const Params* prm, Rng* rng, Walk* w) noexcept nogil:
     """A seat's move outside its tree inside an open-loop iteration: the heuristic's best one ply on among
     ``candidates`` legal moves drawn at random (``pick_untried`` over every legal move), else the light policy."""
-    cdef int n = vt.legal_actions(w.world, w.legal)
-    cdef int k
+    cdef int n, k
+    cdef int32_t action
+    if prm.draw != NULL and not (prm.candidates > 1 and prm.heuristic != NULL):
+        action = prm.draw(w.world, rng)
+        if action >= 0:
+            return action
+    n = vt.legal_actions(w.world, w.legal)
     if prm.candidates > 1 and prm.heuristic != NULL:
         for k in range(n):
             w.untried[k] = w.legal[k]
@@ -505,6 +516,7 @@ cdef int finish_turns(const GameVTable* vt, const Params* prm, Rng* rng, Walk* w
     cdef int start = w.leaf_turn
     cdef int owner = start
     cdef int player, n, k, steps = 0
+    cdef int32_t action
     cdef bint left = False, scored = False
     cdef void* swap
     while steps < MAX_TURN_STEPS:
@@ -519,8 +531,13 @@ cdef int finish_turns(const GameVTable* vt, const Params* prm, Rng* rng, Walk* w
         if prm.playout_to == TO_CHANCE and player == CHANCE_PLAYER:
             break
         scored = False
+        action = -1
+        if player != CHANCE_PLAYER and prm.draw != NULL and not (prm.playout_candidates > 1 and prm.heuristic != NULL):
+            action = prm.draw(w.world, rng)         # the light policy's move without the list, where the game can
         if player == CHANCE_PLAYER:
             vt.apply(w.world, vt.sample_chance(w.world, rng))
+        elif action >= 0:
+            vt.apply(w.world, action)
         else:
             n = vt.legal_actions(w.world, w.legal)
             if n == 1:
@@ -1144,6 +1161,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.worlds = max(1, config.worlds)
     prm.light_playouts = config.light_playouts
     prm.playout = playout_of(vt, playout_index(state, config.playout_policy)) if config.light_playouts else NULL
+    prm.draw = draw_of(vt, prm.playout)
     prm.baseline = config.baseline
     prm.halving = config.halving and prm.algorithm != ALG_FLAT
     prm.cancel = &control.flag
@@ -1413,6 +1431,12 @@ cdef playout_fn playout_of(const GameVTable* vt, int index) noexcept:
     return vt.playout_action if index == 0 else vt.other_playout_actions[index - 1]
 
 
+cdef sample_chance_fn draw_of(const GameVTable* vt, playout_fn policy) noexcept:
+    """The game's ``playout_draw`` where ``policy`` is its light policy (the draw has that policy's chances), else
+    NULL: the moves are listed."""
+    return vt.playout_draw if policy != NULL and policy == vt.playout_action else NULL
+
+
 def _by_name(State state, name, str setting, tuple names, str offered_none, int others):
     """The position of ``name`` among the game's ``names`` for ``setting`` (None: 0, the game's default), or a
     ValueError naming what the game offers; beyond the table's ``others`` alternatives it is not compiled in."""
@@ -1458,6 +1482,28 @@ def playout_choice(State state, unsigned long long seed, playout_policy=None):
     return action
 
 
+def playout_draws(State state, int count, unsigned long long seed):
+    """``count`` moves of the game's light policy at ``state``, a seat's decision, each drawn straight from the state
+    (``GameVTable.playout_draw``: no list of the legal moves) on the random stream ``seed``; None where the game does
+    not draw them so there (its playouts then list the moves)."""
+    cdef const GameVTable* vt = state.vt
+    cdef Rng rng
+    cdef int _
+    cdef int32_t action
+    cdef list drawn = []
+    if vt.current_player(state.buf) < 0:
+        raise ValueError("playout_draws: the state is not a seat's decision")
+    if vt.playout_draw == NULL:
+        return None
+    rng_seed(&rng, seed)
+    for _ in range(count):
+        action = vt.playout_draw(state.buf, &rng)
+        if action < 0:
+            return None
+        drawn.append(action)
+    return drawn
+
+
 def heuristic_index(State state, name):
     """The position of the evaluation called ``name`` among the game's (``GameInfo.heuristics``); None: the default."""
     index = _by_name(state, name, "heuristic", game_info(state.game_name).heuristics,
@@ -1493,6 +1539,7 @@ def evaluate_state(State state, int seat, unsigned long long seed, int playout_d
     prm.playout_depth = playout_depth
     prm.light_playouts = light_playouts
     prm.playout = playout_of(vt, playout_index(state, playout_policy)) if light_playouts else NULL
+    prm.draw = draw_of(vt, prm.playout)
     rng_seed(&rng, seed)
     clone_into(vt, world, state.buf)
     with nogil:
@@ -1528,6 +1575,7 @@ def play_on(State state, int seat, str playout_to, unsigned long long seed, last
     prm.playout_candidates = candidates
     prm.heuristic = heuristic_of(vt, heuristic_index(state, heuristic))
     prm.playout = playout_of(vt, 0)
+    prm.draw = draw_of(vt, prm.playout)
     if not walk_init(&w, vt, 1, prm.players):
         walk_free(&w)
         raise MemoryError()

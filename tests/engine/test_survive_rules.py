@@ -1,12 +1,14 @@
 """Survive The Island: one test per rule (rulebook section or ruling cited in each name/docstring)."""
 
 import json
+import random
 
 import pytest
 from survive_positions import apply, creatures, legal_texts, on_board, position, rafts, where
 
 import engine_ext
 from engine_ext import survive, survive_board
+from search import mcts
 
 # Geometry used below (axial (q,r); neighbours (q±1,r), (q,r±1), (q+1,r-1), (q-1,r+1)):
 # open water east of the island: (5,-3) (6,-3) (6,-4) (5,-2) (4,-2)...; NW landing cells (-2,-5) (-1,-5) (0,-6).
@@ -935,3 +937,93 @@ def test_from_json_rejects_an_unresolved_interaction():
     data["creatures"]["shark"] = ["(5,-3)"]
     with pytest.raises(engine_ext.InvalidObservation, match="unresolved"):
         survive.from_json(json.dumps(data))
+
+
+def light_policy_chances(state) -> dict[int, float]:
+    """The chance of each legal move under the light playout policy (engine_ext/survive_rules.pyx,
+    ``s_playout_action``): a uniform draw, drawn again once when it is an Adventurer's movement that brings it no
+    closer to a Rescue Island."""
+    legal = state.legal_actions()
+
+    def no_closer(action: int) -> bool:
+        text = state.action_to_string(action)
+        if not text.startswith("move ") or text.startswith("move raft"):
+            return False
+        frm, to = (survive.parse_node(c) for c in text.split()[-1].split("->"))
+        return survive_board.RESCUE_DISTANCE[to] >= survive_board.RESCUE_DISTANCE[frm]
+
+    flagged = [no_closer(a) for a in legal]
+    redrawn = sum(flagged) / len(legal)
+    return {a: ((0.0 if f else 1.0) + redrawn) / len(legal) for a, f in zip(legal, flagged, strict=True)}
+
+
+def drawn_against_listed(states, draws: int) -> tuple[float, int]:
+    """Pearson's chi-square of the moves ``mcts.playout_draws`` draws at each state (no list of the legal moves)
+    against the listed policy's chances, summed over the states, and its degrees of freedom. Every draw is legal."""
+    chi, df = 0.0, 0
+    for k, state in enumerate(states):
+        chances = light_policy_chances(state)
+        drawn = mcts.playout_draws(state, draws, (k + 1) << 40)  # far-apart streams
+        assert drawn is not None and set(drawn) <= set(chances)
+        counts = {a: 0 for a in chances}
+        for a in drawn:
+            counts[a] += 1
+        chi += sum((counts[a] - draws * p) ** 2 / (draws * p) for a, p in chances.items())
+        df += len(chances) - 1
+    return chi, df
+
+
+def test_the_light_policy_drawn_without_a_list_has_the_listed_chances():
+    """Playouts draw the light policy's Action-phase move straight from the state (``s_playout_draw``, a speed-up):
+    every legal move keeps its chance, identical Adventurers count once, and only a Raft the seat controls moves."""
+    layout = {
+        "red": [("(0,-3)", 1), ("(0,-3)", 1), ("(0,-3)", 2), ("(6,-3)", 3, False, True), ("(4,-2)", 4)],
+        "blue": [("(5,-3)", 5, True)],
+        "green": [("(2,4)", 1, True), ("(2,4)", 2, True), ("(1,-3)", 3)],
+    }
+    crafted = position(
+        adventurers=layout,
+        rafts=("(5,-3)", "(2,4)"),
+        tiles={"(0,-3)": "b", "(1,-3)": "f", "(-1,-2)": "V", "(0,-2)": "m"},
+        creatures={"kaiju": ["(5,-2)"]},
+    )
+    texts = legal_texts(crafted)
+    assert "move raft (5,-3)->(6,-4)" in texts and not any(t.startswith("move raft (2,4)") for t in texts)
+    every_ability = {f"{land}:{kind}": 1 for land in ("beach", "forest") for kind in ("dolphin", "die", "repellent")}
+    abilities = position(
+        adventurers=layout,
+        rafts=("(5,-3)", "(2,4)"),
+        tiles={"(0,-3)": "b", "(1,-3)": "f", "(-1,-2)": "V", "(0,-2)": "m"},
+        creatures={"kaiju": ["(5,-2)"], "shark": ["(6,-4)", "(0,5)"], "serpent": ["(-5,2)"]},
+        held={0: {**every_ability, "beach:paddles": 1, "forest:dive": 1}},
+        moves_left=1,
+    )
+    used = {t.split()[1].split(":")[0] for t in legal_texts(abilities) if t.startswith("use ")}
+    assert used == {"paddles", "dolphin", "dive", "die"}, used
+    states = [crafted, abilities]
+    for players, seed in ((2, 1), (4, 2), (5, 3)):
+        state = engine_ext.new_game("survive", players, seed=seed)
+        rng = random.Random(seed)
+        decisions = 0
+        while not state.is_terminal():
+            if state.current_player() == engine_ext.CHANCE:
+                actions, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply(rng.choices(actions, probs)[0])
+                continue
+            legal = state.legal_actions()
+            decisions += 1
+            if decisions % 9 == 0 and len(legal) > 1 and mcts.playout_draws(state, 1, 0) is not None:
+                states.append(state.clone())
+            state.apply(rng.choice(legal))
+    assert len(states) > 20
+    chi, df = drawn_against_listed(states, 4000)
+    assert (chi - df) / (2 * df) ** 0.5 < 4.0, (chi, df)
+
+
+def test_the_light_policy_is_listed_where_it_is_not_drawn():
+    layout = {"red": [("(0,-3)", 1), ("(4,-2)", 4)]}
+    tiles = {"(0,-3)": "b"}
+    assert mcts.playout_draws(position(adventurers=layout, tiles=tiles), 5, 1) is not None
+    assert mcts.playout_draws(engine_ext.new_game("survive", 3, seed=1), 5, 1) is None, "set-up: listed"
+    spent = position(adventurers=layout, tiles=tiles, moves_left=0)
+    assert set(mcts.playout_draws(spent, 50, 1)) == {spent.string_to_action("end")}
