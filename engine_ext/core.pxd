@@ -166,6 +166,7 @@ cdef struct GameVTable:
     # optional (NULL: none): ``playout_action``'s move drawn straight from the state, with the same chances over the
     # legal moves, without listing them; -1 where the game does not draw it so (then the moves are listed)
     sample_chance_fn playout_draw
+    sample_chance_fn other_playout_draws[MAX_OTHER_PLAYOUTS]   # the same for ``other_playout_actions``, NULL-padded
 
 
 cdef inline void clone_into(const GameVTable* vt, void* dst, const void* src) noexcept nogil:

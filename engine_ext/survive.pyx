@@ -1258,5 +1258,8 @@ GAME_INFOS = (
             ),
         ),
         heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted"),
+        # ``hunting``: the rivals a playout plays on strike (a Shark or Sea Serpent where it takes most from the other
+        # seats, Rising Waters under them); for ``playout_to=own_turn``. Not a default: no arena match has decided.
+        playout_policies=("light", "hunting"),
     ),
 )

@@ -1733,6 +1733,51 @@ cdef int32_t s_playout_action(const void* p, const int32_t* legal, int n, Rng* r
     return a
 
 
+cdef double prey_at(const Survive* s, int kind, int c, int mover) noexcept nogil:
+    """What a move brings ``mover`` at ``c`` in treasure value: the other seats' Adventurers there that it takes, less
+    its own. A Shark arriving takes the swimmers, a Sea Serpent everyone there (a Raft's passengers too); removing the
+    tile (``kind`` < 0) leaves everyone on it swimming."""
+    cdef double total = 0.0
+    cdef int i
+    cdef const Meeple* m
+    if s.adv_at[c] == 0:
+        return 0.0
+    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+        m = &s.meeple[i]
+        if m.status != ST_BOARD or m.cell != c or (kind == SHARK and m.aboard):
+            continue
+        total += -m.value if seat_of_colour(s, i // MEEPLES_PER_COLOUR) == mover else m.value
+    return total
+
+
+cdef int32_t s_hunting_playout_action(const void* p, const int32_t* legal, int n, Rng* rng) noexcept nogil:
+    """``hunting``: the light policy, but a Shark or Sea Serpent moves where it takes the most treasure value from the
+    other seats (less the mover's own), and Rising Waters takes the tile whose Adventurers bring that most; ties, and a
+    Kaiju, at random. So the rivals a playout plays on for ``playout_to=own_turn`` strike as the bots they stand for
+    do, not at random."""
+    cdef const Survive* s = <const Survive*>p
+    cdef int k, ties = 0, kind = -1
+    cdef double value, best = -1e300
+    cdef int32_t pick = -1
+    cdef Move m
+    if s.decision == D_PHASE and (s.phase == PH_CREATURE or s.phase == PH_DIE_MOVE) and s.die_type != KAIJU:
+        kind = s.die_type
+    elif not (s.decision == D_PHASE and s.phase == PH_RISING):
+        return s_playout_action(p, legal, n, rng)
+    for k in range(n):
+        m = decode(legal[k])
+        value = prey_at(s, kind, m.to if kind >= 0 else m.frm, s.active)
+        if value > best:
+            best = value
+            pick = legal[k]
+            ties = 1
+        elif value == best:
+            ties += 1
+            if rng_below(rng, ties) == 0:               # one of the best at random (reservoir)
+                pick = legal[k]
+    return pick
+
+
 cdef enum:
     ACTION_GROUPS = 11  # the slot groups of ``action_slots``
 
@@ -1996,6 +2041,8 @@ SURVIVE_TABLE.other_heuristics[7] = s_tempo_heuristic
 SURVIVE_TABLE.other_heuristics[8] = s_fitted_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
 SURVIVE_TABLE.playout_draw = s_playout_draw
+SURVIVE_TABLE.other_playout_actions[0] = s_hunting_playout_action
+SURVIVE_TABLE.other_playout_draws[0] = s_playout_draw     # the same policy in the Action phase
 SURVIVE_TABLE.redundant = s_redundant
 SURVIVE_TABLE.private_key = s_private_key
 SURVIVE_TABLE.turn_owner = s_turn_owner

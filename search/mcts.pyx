@@ -1161,7 +1161,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.worlds = max(1, config.worlds)
     prm.light_playouts = config.light_playouts
     prm.playout = playout_of(vt, playout_index(state, config.playout_policy)) if config.light_playouts else NULL
-    prm.draw = draw_of(vt, prm.playout)
+    prm.draw = draw_of(vt, playout_index(state, config.playout_policy), config.light_playouts)
     prm.baseline = config.baseline
     prm.halving = config.halving and prm.algorithm != ALG_FLAT
     prm.cancel = &control.flag
@@ -1431,10 +1431,12 @@ cdef playout_fn playout_of(const GameVTable* vt, int index) noexcept:
     return vt.playout_action if index == 0 else vt.other_playout_actions[index - 1]
 
 
-cdef sample_chance_fn draw_of(const GameVTable* vt, playout_fn policy) noexcept:
-    """The game's ``playout_draw`` where ``policy`` is its light policy (the draw has that policy's chances), else
-    NULL: the moves are listed."""
-    return vt.playout_draw if policy != NULL and policy == vt.playout_action else NULL
+cdef sample_chance_fn draw_of(const GameVTable* vt, int index, bint light_playouts) noexcept:
+    """The game's draw of its playout policy number ``index`` (``GameVTable.playout_draw``: that policy's chances
+    without a list of the moves), or NULL: the moves are listed (always for uniform playouts)."""
+    if not light_playouts:
+        return NULL
+    return vt.playout_draw if index == 0 else vt.other_playout_draws[index - 1]
 
 
 def _by_name(State state, name, str setting, tuple names, str offered_none, int others):
@@ -1539,7 +1541,7 @@ def evaluate_state(State state, int seat, unsigned long long seed, int playout_d
     prm.playout_depth = playout_depth
     prm.light_playouts = light_playouts
     prm.playout = playout_of(vt, playout_index(state, playout_policy)) if light_playouts else NULL
-    prm.draw = draw_of(vt, prm.playout)
+    prm.draw = draw_of(vt, playout_index(state, playout_policy), light_playouts)
     rng_seed(&rng, seed)
     clone_into(vt, world, state.buf)
     with nogil:
@@ -1575,7 +1577,7 @@ def play_on(State state, int seat, str playout_to, unsigned long long seed, last
     prm.playout_candidates = candidates
     prm.heuristic = heuristic_of(vt, heuristic_index(state, heuristic))
     prm.playout = playout_of(vt, 0)
-    prm.draw = draw_of(vt, prm.playout)
+    prm.draw = draw_of(vt, 0, True)
     if not walk_init(&w, vt, 1, prm.players):
         walk_free(&w)
         raise MemoryError()

@@ -1027,3 +1027,40 @@ def test_the_light_policy_is_listed_where_it_is_not_drawn():
     assert mcts.playout_draws(engine_ext.new_game("survive", 3, seed=1), 5, 1) is None, "set-up: listed"
     spent = position(adventurers=layout, tiles=tiles, moves_left=0)
     assert set(mcts.playout_draws(spent, 50, 1)) == {spent.string_to_action("end")}
+
+
+def test_the_hunting_playout_policy_strikes_the_other_seats():
+    """``hunting``: a Shark moves onto another seat's swimmer rather than the mover's own or empty water, a Sea Serpent
+    onto another seat's Raft, Rising Waters takes the tile under another seat's Adventurer; elsewhere it is the light
+    policy (and is drawn the same way in the Action phase)."""
+
+    def choices(state, policy="hunting"):
+        return {state.action_to_string(mcts.playout_choice(state, seed, policy)) for seed in range(30)}
+
+    shark = position(
+        adventurers={"red": [("(6,-3)", 5)], "green": [("(5,-2)", 2)]},
+        phase="creature_move",
+        die="shark",
+        creatures={"shark": ["(5,-3)"]},
+    )
+    assert choices(shark) == {"move shark (5,-3)->(5,-2)"}, "seat 0 moves the die: green's swimmer, not red's"
+    assert len(choices(shark, None)) > 5
+    serpent = position(
+        adventurers={"red": [("(0,5)", 5)], "green": [("(6,-3)", 1, True), ("(6,-3)", 3, True)]},
+        rafts=("(6,-3)",),
+        phase="creature_move",
+        die="serpent",
+        creatures={"serpent": ["(5,-3)"]},
+    )
+    assert choices(serpent) == {"move serpent (5,-3)->(6,-3)"}
+    rising = position(
+        adventurers={"red": [("(0,-3)", 5)], "green": [("(1,-3)", 2)]},
+        tiles={"(0,-3)": "b", "(1,-3)": "b", "(2,-3)": "b"},
+    )
+    apply(rising, "end")
+    assert choices(rising) == {"remove beach (1,-3)"}
+    assert len(choices(rising, None)) == 3
+    moving = position(adventurers={"red": [("(0,-3)", 1), ("(4,-2)", 4)]}, tiles={"(0,-3)": "b"})
+    assert [mcts.playout_choice(moving, k, "hunting") for k in range(20)] == [
+        mcts.playout_choice(moving, k) for k in range(20)
+    ]
