@@ -76,7 +76,7 @@ from engine_ext.survive_board import (
 
 from engine_ext.core import IllegalAction, InvalidObservation
 from engine_ext.fields import first_difference as _first_difference
-from engine_ext.registry import BudgetDefaults, GameInfo, GameOption, SearchDefaults
+from engine_ext.registry import GameInfo, GameOption, SearchDefaults
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Python API
@@ -1241,21 +1241,13 @@ GAME_INFOS = (
             # [18, 100] with two seats, SPRT H1 after 108 pairs (docs/benchmarks.md, "Survive: the clairvoyant bot's
             # lead is the treasure values").
             by_players={2: {"beliefs": True}},
-            # Four seats, 30,000 iterations and more (level 5): each leaf scored at the start of the seat's next turn,
-            # after the rivals' replies played on by the light policy (an iteration costs 1.4 times the default's at
-            # 30,000, twice at 3,000: `benchmarks/search_speed.py --midgame --bot`, thirty-fourth). One such seat
-            # beat three at the defaults' 3,000 by +44 Elo [11, 75], +0.85 points a game [0.51, 1.19], SPRT H1 after
-            # 86 deal groups, where 30,000 at the defaults before it was level (-0.12 points [-0.54, 0.30] after 67);
-            # docs/benchmarks.md, "Survive's four-seat ten-times step accepted" (2026-12-06, thirty-third).
-            # Pending: at equal time (21,000 with it against 30,000 without) it is undecided so far, +7 Elo [-28, 40],
-            # +0.34 points a game [0.02, 0.66], LLR -0.81 after 106 groups; an H0, or no gain at the 120-group bound
-            # fixed in advance, calls it back (docs, "The head to head at level 5's time, to 103 deal groups",
-            # thirty-seventh; the record: benchmarks/records/).
-            by_budget=(
-                BudgetDefaults(
-                    iterations=30_000, players=4, settings={"playout_to": "own_turn", "playout_candidates": 1}
-                ),
-            ),
+            # No budget-dependent setting (``by_budget``): four-seat level 5 (30,000 iterations) searches at these
+            # defaults. Scoring each leaf after the rivals' replies (``playout_to=own_turn,playout_candidates=1``) beat
+            # the defaults' 3,000 from 30,000 up (+44 Elo [11, 75], SPRT H1 after 86 deal groups, thirty-third) and was
+            # level 5's setting for four sessions, but at equal time (21,000 with it against 30,000 without) it was not
+            # stronger by the SPRT: +6 Elo [-28, 37], +0.36 points a game [0.07, 0.65], LLR -1.03 at the 120-group
+            # bound fixed in advance, so it was called back (docs/benchmarks.md, "The head to head at level 5's time,
+            # to its bound", thirty-eighth; the record: benchmarks/records/).
         ),
         heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted"),
         # ``hunting``: the rivals a playout plays on strike (a Shark or Sea Serpent where it takes most from the other
