@@ -5,7 +5,7 @@ decoded once into a ``Move`` (``survive_rules.pxd``) before a rule reads it."""
 
 from libc.math cimport exp, pow
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
 from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, Rng, rng_below, rng_uniform
 
@@ -526,37 +526,57 @@ cdef int gen_setup_rafts(const Survive* s, int32_t* out) noexcept nogil:
     return n
 
 
+cdef inline bint can_step(const Survive* s, const Meeple* m, int t) noexcept nogil:
+    """Meeple ``m`` may move to its neighbour ``t``: on foot between tiles, rafts and Rescue Islands; swimming (start
+    or end in water) once per turn; never onto a Volcano or a Kaiju."""
+    cdef bint swimmer = not m.aboard and s.terrain[m.cell] == WATER
+    cdef bint swim
+    if t < FIRST_RESCUE:
+        if s.terrain[t] == VOLCANO or has_kaiju(s, t):
+            return False
+        swim = swimmer or (s.terrain[t] == WATER and room(s, t) == 0)
+    else:
+        swim = swimmer
+    return not (swim and m.swum)
+
+
+cdef inline bint raft_can_enter(const Survive* s, int t) noexcept nogil:
+    """A Raft moves to an adjacent Water space with no Raft (never into a Kaiju's cell)."""
+    return t < FIRST_RESCUE and s.terrain[t] == WATER and not s.raft[t] and not has_kaiju(s, t)
+
+
+cdef inline bint dolphin_can_enter(const Survive* s, int t) noexcept nogil:
+    """Dolphin: a Swimmer's step may end anywhere but a Volcano or a Kaiju's cell (a tile, raft or Rescue Island
+    too)."""
+    return t >= FIRST_RESCUE or not (s.terrain[t] == VOLCANO or has_kaiju(s, t))
+
+
+cdef inline bint dive_can_enter(const Survive* s, int c, int t) noexcept nogil:
+    """Dive: the creature at ``c`` may go to ``t``, any other empty Water space."""
+    return t != c and s.terrain[t] == WATER and cell_is_empty(s, t)
+
+
 cdef int gen_adventurer_moves(const Survive* s, int i, int32_t* out) noexcept nogil:
-    """Movements of meeple ``i``: on foot between tiles, rafts and Rescue Islands; swimming (start or end in water)
-    once per turn."""
+    """Movements of meeple ``i`` (``can_step``)."""
     cdef const Meeple* m = &s.meeple[i]
     cdef int c = m.cell
     cdef int n = 0
     cdef int k, t
-    cdef bint swimmer = not m.aboard and s.terrain[c] == WATER
-    cdef bint swim
     for k in range(NUM_NEIGHBOURS[c]):
         t = NEIGHBOURS[c][k]
-        if t < FIRST_RESCUE:
-            if s.terrain[t] == VOLCANO or has_kaiju(s, t):
-                continue
-            swim = swimmer or (s.terrain[t] == WATER and room(s, t) == 0)
-        else:
-            swim = swimmer
-        if swim and m.swum:
-            continue
-        out[n] = act(K_MOVE_ADV, m.aboard, i // MEEPLES_PER_COLOUR, m.value, m.swum, c, t)
-        n += 1
+        if can_step(s, m, t):
+            out[n] = act(K_MOVE_ADV, m.aboard, i // MEEPLES_PER_COLOUR, m.value, m.swum, c, t)
+            n += 1
     return n
 
 
 cdef int gen_raft_steps(const Survive* s, int kind, int sub, int c, int32_t* out) noexcept nogil:
-    """A Raft moves to an adjacent Water space with no Raft (never into a Kaiju's cell)."""
+    """The Raft at ``c`` steps (``raft_can_enter``)."""
     cdef int n = 0
     cdef int k, t
     for k in range(NUM_NEIGHBOURS[c]):
         t = NEIGHBOURS[c][k]
-        if t < FIRST_RESCUE and s.terrain[t] == WATER and not s.raft[t] and not has_kaiju(s, t):
+        if raft_can_enter(s, t):
             out[n] = act(kind, sub, 0, 0, 0, c, t)
             n += 1
     return n
@@ -564,15 +584,14 @@ cdef int gen_raft_steps(const Survive* s, int kind, int sub, int c, int32_t* out
 
 cdef int gen_dolphin_steps(const Survive* s, int kind, int sub, int colour, int value, int swum, int c,
                            int32_t* out) noexcept nogil:
-    """Dolphin: a Swimmer moves through water; only the last step may leave it, onto a tile, raft or Rescue Island."""
+    """Dolphin: a Swimmer moves through water; only the last step may leave it (``dolphin_can_enter``)."""
     cdef int n = 0
     cdef int k, t
     for k in range(NUM_NEIGHBOURS[c]):
         t = NEIGHBOURS[c][k]
-        if t < FIRST_RESCUE and (s.terrain[t] == VOLCANO or has_kaiju(s, t)):
-            continue
-        out[n] = act(kind, sub, colour, value, swum, c, t)
-        n += 1
+        if dolphin_can_enter(s, t):
+            out[n] = act(kind, sub, colour, value, swum, c, t)
+            n += 1
     return n
 
 
@@ -616,36 +635,34 @@ cdef int own_meeples_by_key(const Survive* s, int seat, int* order) noexcept nog
     return n
 
 
-cdef void raft_control(const Survive* s, int seat, uint8_t* controlled) noexcept nogil:
-    """``controlled[c]`` for every cell: a Raft there that ``seat`` may move (empty, or at least as many of its
-    Adventurers aboard as any opponent's)."""
-    cdef int cells[NUM_RAFTS]
-    cdef int counts[NUM_RAFTS][MAX_SEATS]
-    cdef int rafts = 0
-    cdef int c, i, k, p
+cdef bint controls_raft(const Survive* s, int seat, int c) noexcept nogil:
+    """``seat`` may move the Raft at ``c``: it is empty, or has at least as many of the seat's Adventurers aboard as
+    any opponent's."""
+    cdef int counts[MAX_SEATS]
+    cdef int i, p
     cdef const Meeple* m
-    memcpy(controlled, s.raft, NUM_CELLS)
-    c = next_bit(s.raft_bits, -1)
-    while c >= 0:
-        if s.aboard_at[c]:
-            cells[rafts] = c
-            for p in range(MAX_SEATS):
-                counts[rafts][p] = 0
-            rafts += 1
-        c = next_bit(s.raft_bits, c)
-    if rafts == 0:
-        return
+    if not s.aboard_at[c]:
+        return True
+    for p in range(MAX_SEATS):
+        counts[p] = 0
     for i in range(s.num_colours * MEEPLES_PER_COLOUR):
         m = &s.meeple[i]
-        if m.status == ST_BOARD and m.aboard:
-            for k in range(rafts):
-                if cells[k] == m.cell:
-                    counts[k][seat_of_colour(s, i // MEEPLES_PER_COLOUR)] += 1
-                    break
-    for k in range(rafts):
-        for p in range(s.num_players):
-            if counts[k][p] > counts[k][seat]:
-                controlled[cells[k]] = 0
+        if m.status == ST_BOARD and m.aboard and m.cell == c:
+            counts[seat_of_colour(s, i // MEEPLES_PER_COLOUR)] += 1
+    for p in range(s.num_players):
+        if counts[p] > counts[seat]:
+            return False
+    return True
+
+
+cdef void raft_control(const Survive* s, int seat, uint8_t* controlled) noexcept nogil:
+    """``controlled[c]`` for every cell: a Raft there that ``seat`` may move (``controls_raft``)."""
+    cdef int c
+    memset(controlled, 0, NUM_CELLS)
+    c = next_bit(s.raft_bits, -1)
+    while c >= 0:
+        controlled[c] = controls_raft(s, seat, c)
+        c = next_bit(s.raft_bits, c)
 
 
 cdef int gen_action_phase(const Survive* s, int32_t* out) noexcept nogil:
@@ -695,7 +712,7 @@ cdef int gen_action_phase(const Survive* s, int32_t* out) noexcept nogil:
                 if not s.creatures[c][kind]:
                     continue
                 for i in range(NUM_CELLS):
-                    if i != c and s.terrain[i] == WATER and cell_is_empty(s, i):
+                    if dive_can_enter(s, c, i):
                         out[n] = act(K_DIVE, kind, 0, 0, 0, c, i)
                         n += 1
     for land in range(2):
@@ -1782,26 +1799,6 @@ cdef enum:
     ACTION_GROUPS = 11  # the slot groups of ``action_slots``
 
 
-cdef bint controls_raft(const Survive* s, int seat, int c) noexcept nogil:
-    """``raft_control`` for the one Raft at ``c``: ``seat`` may move it (empty, or at least as many of its Adventurers
-    aboard as any opponent's)."""
-    cdef int counts[MAX_SEATS]
-    cdef int i, p
-    cdef const Meeple* m
-    if not s.aboard_at[c]:
-        return True
-    for p in range(MAX_SEATS):
-        counts[p] = 0
-    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
-        m = &s.meeple[i]
-        if m.status == ST_BOARD and m.aboard and m.cell == c:
-            counts[seat_of_colour(s, i // MEEPLES_PER_COLOUR)] += 1
-    for p in range(s.num_players):
-        if counts[p] > counts[seat]:
-            return False
-    return True
-
-
 cdef bint first_of_its_kind(const Survive* s, int lo, int i) noexcept nogil:
     """No Adventurer before ``i`` (from ``lo``) is identical to it: the same colour, value, cell, raft and swim, so the
     same move ids (``gen_action_phase`` lists an identical one's moves once)."""
@@ -1822,7 +1819,6 @@ cdef int32_t adventurer_slot(const Survive* s, int lo, int kind, int sub, int r)
     ``gen_dolphin_steps``); -1 where that pair is no legal move or an identical Adventurer's slot stands for it."""
     cdef int i = lo
     cdef int c, t
-    cdef bint swimmer, swim
     cdef const Meeple* m
     while s.meeple[i].status != ST_BOARD or r >= NUM_NEIGHBOURS[s.meeple[i].cell]:
         if s.meeple[i].status == ST_BOARD:
@@ -1834,17 +1830,10 @@ cdef int32_t adventurer_slot(const Survive* s, int lo, int kind, int sub, int r)
     if not first_of_its_kind(s, lo, i):
         return -1
     if kind == K_DOLPHIN:
-        if m.aboard or s.terrain[c] != WATER or (t < FIRST_RESCUE and (s.terrain[t] == VOLCANO or has_kaiju(s, t))):
+        if m.aboard or s.terrain[c] != WATER or not dolphin_can_enter(s, t):
             return -1
         return act(K_DOLPHIN, sub, i // MEEPLES_PER_COLOUR, m.value, m.swum, c, t)
-    swimmer = not m.aboard and s.terrain[c] == WATER
-    if t < FIRST_RESCUE:
-        if s.terrain[t] == VOLCANO or has_kaiju(s, t):
-            return -1
-        swim = swimmer or (s.terrain[t] == WATER and room(s, t) == 0)
-    else:
-        swim = swimmer
-    if swim and m.swum:
+    if not can_step(s, m, t):
         return -1
     return act(K_MOVE_ADV, m.aboard, i // MEEPLES_PER_COLOUR, m.value, m.swum, c, t)
 
@@ -1858,8 +1847,7 @@ cdef int32_t raft_slot(const Survive* s, int seat, int kind, int r) noexcept nog
         r -= NUM_NEIGHBOURS[c]
         c = next_bit(s.raft_bits, c)
     t = NEIGHBOURS[c][r]
-    if (t < FIRST_RESCUE and s.terrain[t] == WATER and not s.raft[t] and not has_kaiju(s, t)
-            and controls_raft(s, seat, c)):
+    if raft_can_enter(s, t) and controls_raft(s, seat, c):
         return act(kind, 0, 0, 0, 0, c, t)
     return -1
 
@@ -1878,7 +1866,7 @@ cdef int32_t creature_slot(const Survive* s, int seat, int first_kind, int r, in
                     if per == 1:
                         return act(K_REPEL, land, 0, kind, 0, c, 0) if seat_concerned(s, seat, KAIJU, c) else -1
                     i = r % per
-                    if i != c and s.terrain[i] == WATER and cell_is_empty(s, i):
+                    if dive_can_enter(s, c, i):
                         return act(K_DIVE, kind, 0, 0, 0, c, i)
                     return -1
                 pair -= 1
