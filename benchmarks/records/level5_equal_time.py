@@ -6,7 +6,9 @@ Deal groups 0-46 were played on an earlier machine whose results file was lost w
 edge are those docs/benchmarks.md gave for them (thirty-fifth session). An SPRT's LLR depends only on how many groups
 took each score (``stats.group_sprt``), so they enter exactly; the score edge's spread over them is read back from its
 interval. Groups 47 on are the games of ``--first-deal 47`` in FILE (default: the record beside this script). Replaying
-deals 0-46 (``--first-deal 0 --deals 47``, about four hours of two workers) would give the same games.
+deals 0-46 (``--first-deal 0 --deals 47``, about four hours of two workers) would give the same games on a checkout
+of ``d5dcb02`` or earlier: since ``001aebe`` the light policy's Action-phase moves are drawn without a list, with the
+same chances but another use of the random stream, so the 21,000-iteration seat plays other games from the same seeds.
 
 Usage: python benchmarks/records/level5_equal_time.py [FILE]
 Prints JSON: groups, win share, Elo, LLR and bounds, the first verdict in deal order (if any), the score edge pooled.
