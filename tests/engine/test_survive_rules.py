@@ -1057,6 +1057,13 @@ def test_the_hunting_playout_policy_strikes_the_other_seats():
     )
     assert choices(shark) == {"move shark (5,-3)->(5,-2)"}, "seat 0 moves the die: green's swimmer, not red's"
     assert len(choices(shark, None)) > 5
+    kaiju = position(
+        adventurers={"red": [("(6,-3)", 5)], "green": [("(5,-2)", 2)]},
+        phase="creature_move",
+        die="kaiju",
+        creatures={"kaiju": ["(5,-3)"]},
+    )
+    assert choices(kaiju) == choices(kaiju, None) and len(choices(kaiju)) > 5, "a Kaiju moves as the light policy's"
     serpent = position(
         adventurers={"red": [("(0,5)", 5)], "green": [("(6,-3)", 1, True), ("(6,-3)", 3, True)]},
         rafts=("(6,-3)",),
