@@ -635,33 +635,49 @@ cdef int own_meeples_by_key(const Survive* s, int seat, int* order) noexcept nog
     return n
 
 
-cdef bint controls_raft(const Survive* s, int seat, int c) noexcept nogil:
-    """``seat`` may move the Raft at ``c``: it is empty, or has at least as many of the seat's Adventurers aboard as
-    any opponent's."""
-    cdef int counts[MAX_SEATS]
-    cdef int i, p
-    cdef const Meeple* m
-    if not s.aboard_at[c]:
-        return True
-    for p in range(MAX_SEATS):
-        counts[p] = 0
-    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
-        m = &s.meeple[i]
-        if m.status == ST_BOARD and m.aboard and m.cell == c:
-            counts[seat_of_colour(s, i // MEEPLES_PER_COLOUR)] += 1
+cdef inline bint in_control(const Survive* s, const int* aboard, int seat) noexcept nogil:
+    """A Raft with ``aboard[p]`` of each seat's Adventurers is ``seat``'s to move: at least as many of its own as any
+    opponent's (an empty Raft is anyone's)."""
+    cdef int p
     for p in range(s.num_players):
-        if counts[p] > counts[seat]:
+        if aboard[p] > aboard[seat]:
             return False
     return True
 
 
+cdef bint controls_raft(const Survive* s, int seat, int c) noexcept nogil:
+    """``seat`` may move the Raft at ``c`` (``in_control``)."""
+    cdef int aboard[MAX_SEATS]
+    cdef int i
+    cdef const Meeple* m
+    if not s.aboard_at[c]:
+        return True
+    memset(aboard, 0, sizeof(aboard))
+    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+        m = &s.meeple[i]
+        if m.status == ST_BOARD and m.aboard and m.cell == c:
+            aboard[seat_of_colour(s, i // MEEPLES_PER_COLOUR)] += 1
+    return in_control(s, aboard, seat)
+
+
 cdef void raft_control(const Survive* s, int seat, uint8_t* controlled) noexcept nogil:
-    """``controlled[c]`` for every cell: a Raft there that ``seat`` may move (``controls_raft``)."""
-    cdef int c
+    """``controlled[c]`` for every cell: a Raft there that ``seat`` may move (``in_control``), counting every Raft's
+    passengers in one pass over the Adventurers."""
+    cdef int aboard[NUM_CELLS][MAX_SEATS]
+    cdef int c, i
+    cdef const Meeple* m
     memset(controlled, 0, NUM_CELLS)
     c = next_bit(s.raft_bits, -1)
     while c >= 0:
-        controlled[c] = controls_raft(s, seat, c)
+        memset(aboard[c], 0, sizeof(aboard[c]))
+        c = next_bit(s.raft_bits, c)
+    for i in range(s.num_colours * MEEPLES_PER_COLOUR):
+        m = &s.meeple[i]
+        if m.status == ST_BOARD and m.aboard:
+            aboard[m.cell][seat_of_colour(s, i // MEEPLES_PER_COLOUR)] += 1
+    c = next_bit(s.raft_bits, -1)
+    while c >= 0:
+        controlled[c] = in_control(s, aboard[c], seat)
         c = next_bit(s.raft_bits, c)
 
 
