@@ -673,7 +673,7 @@ cdef void raft_control(const Survive* s, int seat, uint8_t* controlled) noexcept
         c = next_bit(s.raft_bits, c)
     for i in range(s.num_colours * MEEPLES_PER_COLOUR):
         m = &s.meeple[i]
-        if m.status == ST_BOARD and m.aboard:
+        if m.status == ST_BOARD and m.aboard and s.raft[m.cell]:     # aboard: on a Raft's cell, never elsewhere
             aboard[m.cell][seat_of_colour(s, i // MEEPLES_PER_COLOUR)] += 1
     c = next_bit(s.raft_bits, -1)
     while c >= 0:
