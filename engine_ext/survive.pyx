@@ -886,11 +886,12 @@ def _fill_held(held, int seat, revealed):
 
 
 def tide_weights(str name="tide"):
-    """The weights (``TideWeights``: base, raft_steps, eat, sink, capsize, removal, floor, raft_cost, points) of the
-    evaluation ``name``, ``tide`` or ``fitted``, as a dict."""
-    if name not in ("tide", "fitted"):
-        raise ValueError(f"tide_weights: {name!r} is neither 'tide' nor 'fitted'")
-    cdef dict values = tide_weights_of(name == "fitted")
+    """The weights (``TideWeights``: base, raft_steps, eat, sink, capsize, removal, floor, raft_cost, points,
+    horizon) of the evaluation ``name``, ``tide``, ``fitted`` or ``horizon``, as a dict."""
+    cdef tuple names = ("tide", "fitted", "horizon")
+    if name not in names:
+        raise ValueError(f"tide_weights: {name!r} is not 'tide', 'fitted' or 'horizon'")
+    cdef dict values = tide_weights_of(names.index(name))
     return values
 
 
@@ -898,7 +899,7 @@ def tide_shares(SurviveState state, dict weights=None):
     """``tide``'s win shares for ``state`` (every seat's, summing to 1) with the weights named in ``weights`` in place
     of its own (``tide_weights()`` names them). For fitting the weights to game outcomes
     (``benchmarks/fit_tide.py``)."""
-    cdef TideWeights w = tide_weights_of(False)
+    cdef TideWeights w = tide_weights_of(0)
     cdef double out[MAX_SEATS]
     cdef dict values = w
     if weights:
@@ -1249,7 +1250,9 @@ GAME_INFOS = (
             # bound fixed in advance, so it was called back (docs/benchmarks.md, "The head to head at level 5's time,
             # to its bound", thirty-eighth; the record: benchmarks/records/).
         ),
-        heuristics=("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted"),
+        heuristics=(
+            "treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted", "horizon"
+        ),
         # ``hunting``: the rivals a playout plays on strike (a Shark or Sea Serpent where it takes most from the other
         # seats, Rising Waters under them); for ``playout_to=own_turn``. Not a default: no arena match has decided.
         playout_policies=("light", "hunting"),

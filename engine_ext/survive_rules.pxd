@@ -365,9 +365,10 @@ cdef struct TideWeights:
     double floor          # the share an Adventurer out of its seat's reach keeps (``budgeted``)
     double raft_cost      # a raft passenger's spaces count this many movements each (``budgeted``)
     double points         # the softmax's points per e
+    double horizon        # 0: a creature's reach counts one Creature phase; 1: every rival's before the owner moves
 
 cdef void tide_estimate(const void* p, double* out, const TideWeights* w, double tempo) noexcept nogil
-cdef TideWeights tide_weights_of(bint fitted) noexcept nogil
+cdef TideWeights tide_weights_of(int which) noexcept nogil
 cdef void s_tide_heuristic(const void* p, double* out) noexcept nogil
 cdef int slot_key(const Meeple* m) noexcept nogil
 cdef void sort_entries(int* keys, uint8_t* values, int n) noexcept nogil

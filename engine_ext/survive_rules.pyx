@@ -33,12 +33,16 @@ cdef double DISCOUNT_RAFT[NUM_NODES]         # factor 0.6
 cdef double DISCOUNT_SWIM[NUM_NODES]         # factor 2
 # ``tide``'s weights, each the number the evaluation was built around (``TideWeights`` in the .pxd names them).
 cdef TideWeights TIDE_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3, sink=0.3, capsize=0.15, removal=0.4,
-                                            floor=0.25, raft_cost=0.6, points=4.0)
+                                            floor=0.25, raft_cost=0.6, points=4.0, horizon=0.0)
 # ``fitted``'s: ``tide``'s with the softmax's points per e fitted to greedy games' winners (``benchmarks/fit_tide.py
 # --players 2 4 --weights points``: 2.19; ``tide``'s 4 makes it underconfident). Fitting every weight as well did not
 # carry from one seat count to the other (docs/benchmarks.md, "Survive: tide's weights fitted to outcomes").
 cdef TideWeights FITTED_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3, sink=0.3, capsize=0.15, removal=0.4,
-                                              floor=0.25, raft_cost=0.6, points=2.2)
+                                              floor=0.25, raft_cost=0.6, points=2.2, horizon=0.0)
+# ``horizon``'s: ``tide``'s with a creature's threat counted over every rival's Creature phase before the owner's next
+# Action phase (``hostile_phases``).
+cdef TideWeights HORIZON_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3, sink=0.3, capsize=0.15,
+                                               removal=0.4, floor=0.25, raft_cost=0.6, points=4.0, horizon=1.0)
 cdef double TEMPO_POINTS = 0.5                # ``tempo``: points a seat's place in the round is worth at most
 
 
@@ -1431,6 +1435,17 @@ cdef double removal_risk(const Survive* s, int c, int removable, int count) noex
     return 1.0 if count <= 2 else 2.0 / count
 
 
+cdef int hostile_phases(const Survive* s, int seat) noexcept nogil:
+    """How many Creature phases of other seats come before ``seat``'s next Action phase begins: a settled position in
+    play always has the active seat's Creature phase ahead, so the active seat faces every rival's (n - 1) and the
+    seat ``r`` places after it ``r`` (the active seat's and those between); 1 in set-up."""
+    cdef int n = s.num_players, r
+    if s.phase < PH_ACTION or s.phase == PH_OVER:
+        return 1
+    r = (seat - s.active + n) % n
+    return n - 1 if r == 0 else r
+
+
 cdef void threatened_worth(const Survive* s, const TideWeights* w, double* estimate, double* worths,
                            bint add_board) noexcept nogil:
     """The treasure estimate of ``s_heuristic`` with danger seen: an Adventurer on the board that a creature could
@@ -1440,15 +1455,22 @@ cdef void threatened_worth(const Survive* s, const TideWeights* w, double* estim
     the time; the mover then chooses its prey. An Adventurer on a tile loses ``w.removal`` of its worth times the risk
     that the tile goes under (``removal_risk``: Rising Waters makes it a swimmer, one space a turn and prey to Sharks
     and Serpents), and a raft passenger's spaces to a Rescue Island count ``w.raft_steps`` each (one raft move carries
-    up to three). ``estimate`` gets each seat's rescued treasure (and with ``add_board`` its board Adventurers' worth);
-    ``worths`` each Adventurer's worth (0 off the board)."""
+    up to three). With ``w.horizon`` a creature's threat is counted over the rivals' Creature phases before the
+    owner's next Action phase (``hostile_phases``): ``d`` for one phase becomes 1 - (1 - d) ** e with e = 1 +
+    ``w.horizon`` (phases - 1). ``estimate`` gets each seat's rescued treasure (and with ``add_board`` its board
+    Adventurers' worth); ``worths`` each Adventurer's worth (0 off the board)."""
     cdef uint8_t threat[NUM_CELLS]
-    cdef double danger, worth
+    cdef double exponent[MAX_SEATS]
+    cdef double danger, worth, creature
     cdef int i, seat, removable = -1, count = 0
     cdef const Meeple* m
     if w.removal > 0.0:
         removable = thinnest_land(s, &count)
     threat_map(s, threat)
+    for seat in range(s.num_players):
+        exponent[seat] = 1.0
+        if w.horizon != 0.0:
+            exponent[seat] += w.horizon * (hostile_phases(s, seat) - 1.0)
     for seat in range(s.num_players):
         estimate[seat] = 0.0
     for i in range(s.num_colours * MEEPLES_PER_COLOUR):
@@ -1464,13 +1486,17 @@ cdef void threatened_worth(const Survive* s, const TideWeights* w, double* estim
                 worth = m.value * pow(w.base, RESCUE_DISTANCE[m.cell] * (w.raft_steps if m.aboard else 1.0))
             danger = 0.0
             if m.cell < NUM_CELLS and s.terrain[m.cell] == WATER:
+                creature = 0.0
                 if m.aboard:
                     if threat[m.cell] & THREAT_SINKS_RAFT:
-                        danger += w.sink
+                        creature += w.sink
                     if threat[m.cell] & THREAT_CAPSIZES:
-                        danger += w.capsize
+                        creature += w.capsize
                 elif threat[m.cell] & THREAT_EATS_SWIMMER:
-                    danger += w.eat
+                    creature += w.eat
+                if creature > 0.0 and exponent[seat] != 1.0:
+                    creature = 1.0 - pow(1.0 - creature, exponent[seat]) if creature < 1.0 else 1.0
+                danger += creature
             elif m.cell < NUM_CELLS and removable >= 0:
                 danger += w.removal * removal_risk(s, m.cell, removable, count)
             worths[i] = worth * (1.0 - danger)
@@ -1605,9 +1631,13 @@ cdef void s_fitted_heuristic(const void* p, double* out) noexcept nogil:
     tide_estimate(p, out, &FITTED_WEIGHTS, 0.0)
 
 
-cdef TideWeights tide_weights_of(bint fitted) noexcept nogil:
-    """``tide``'s weights, or with ``fitted`` ``fitted``'s (a copy)."""
-    return FITTED_WEIGHTS if fitted else TIDE_WEIGHTS
+cdef TideWeights tide_weights_of(int which) noexcept nogil:
+    """A copy of the weights of ``tide`` (``which`` 0), ``fitted`` (1) or ``horizon`` (2)."""
+    if which == 1:
+        return FITTED_WEIGHTS
+    if which == 2:
+        return HORIZON_WEIGHTS
+    return TIDE_WEIGHTS
 
 
 cdef double tempo_shape(const Survive* s, int seat) noexcept nogil:
@@ -1639,6 +1669,13 @@ cdef void s_tempo_heuristic(const void* p, double* out) noexcept nogil:
     softmax (4 points per e), which brings those errors within about 0.02. Selectable only: at 3,000 iterations it lost
     to ``tide`` (-64 Elo, SPRT H0; docs/benchmarks.md, "Survive: the evaluation's error by the point of the round")."""
     tide_estimate(p, out, &TIDE_WEIGHTS, TEMPO_POINTS)
+
+
+cdef void s_horizon_heuristic(const void* p, double* out) noexcept nogil:
+    """``horizon``: ``tide`` with a creature's threat counted over every rival's Creature phase before the
+    Adventurer's owner next moves (``HORIZON_WEIGHTS``): with four seats a swimmer of the seat about to move keeps
+    ``tide``'s one phase of danger, and one of the seat that has just moved faces three."""
+    tide_estimate(p, out, &HORIZON_WEIGHTS, 0.0)
 
 
 cdef void s_calm_heuristic(const void* p, double* out) noexcept nogil:
@@ -2043,6 +2080,7 @@ SURVIVE_TABLE.other_heuristics[5] = s_tide_heuristic
 SURVIVE_TABLE.other_heuristics[6] = s_calm_heuristic
 SURVIVE_TABLE.other_heuristics[7] = s_tempo_heuristic
 SURVIVE_TABLE.other_heuristics[8] = s_fitted_heuristic
+SURVIVE_TABLE.other_heuristics[9] = s_horizon_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
 SURVIVE_TABLE.playout_draw = s_playout_draw
 SURVIVE_TABLE.other_playout_actions[0] = s_hunting_playout_action

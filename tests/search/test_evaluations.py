@@ -47,7 +47,7 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
         for players in range(info.min_players, info.max_players + 1):  # every seat count's defaults resolve
             resolved = search.SearchConfig().resolved(info, players)
             assert resolved.heuristic is None or resolved.heuristic in info.heuristics
-    survive = ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted")
+    survive = ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted", "horizon")
     assert engine_ext.game_info("survive").heuristics == survive
     assert engine_ext.game_info("kuhn_poker").heuristics == ()
 
@@ -448,7 +448,7 @@ def test_tide_shares_with_tides_own_weights_is_tide_and_with_eight_points_calm()
     assert survive.tide_shares(state, survive.tide_weights("fitted")) == pytest.approx(scored(state, "fitted"))
     with pytest.raises(ValueError, match="unknown tide weights"):
         survive.tide_shares(state, {"pointz": 8.0})
-    with pytest.raises(ValueError, match="neither"):
+    with pytest.raises(ValueError, match="is not 'tide'"):
         survive.tide_weights("rafts")
 
 
@@ -479,3 +479,50 @@ def test_each_tide_weight_moves_the_shares_the_way_it_says():
     assert 0.5 < red(hunted) < red(hunted, points=2.0)
     # ``fitted`` is ``tide`` with fewer points per e, its other weights ``tide``'s.
     assert survive.tide_weights("fitted") == survive.tide_weights() | {"points": 2.2}
+    # ``horizon`` is ``tide`` with the threat counted over the rivals' Creature phases, its other weights ``tide``'s.
+    assert survive.tide_weights()["horizon"] == 0.0
+    assert survive.tide_weights("horizon") == survive.tide_weights() | {"horizon": 1.0}
+
+
+def four_seat_race(active: int):
+    """Red (seat 0) swims with a 5 two water spaces from a Shark; every other seat has a 5 on a tile as far from a
+    Rescue Island; ``active`` is the seat whose turn it is."""
+    return position(
+        4,
+        adventurers={"red": [(SWIMMER, 5)], "blue": [("(-3,1)", 5)], "green": [("(-2,3)", 5)], "yellow": [("(3,-1)", 5)]},
+        tiles={"(-3,1)": "b", "(-2,3)": "b", "(3,-1)": "b"},
+        creatures={"shark": ["(2,-5)"]},
+        active=active,
+    )
+
+
+@pytest.mark.parametrize(
+    ("active", "phases"),
+    [
+        (3, 1),  # red moves next: only seat 3's Creature phase comes before
+        (2, 2),  # seats 2 and 3
+        (1, 3),  # seats 1, 2 and 3
+        (0, 3),  # red's own turn: its Creature phase is its own, then the three rivals'
+    ],
+)
+def test_horizon_counts_the_threat_over_each_rivals_creature_phase_before_the_owner_moves(active, phases):
+    from engine_ext import survive
+
+    state = four_seat_race(active)
+    tide, horizon = scored(state, "tide"), scored(state, "horizon")
+    # The Shark's one-phase threat (eat 0.3) over ``phases`` phases: red's swimmer keeps 0.7 ** phases of its worth.
+    assert horizon == pytest.approx(survive.tide_shares(state, {"eat": 1 - 0.7**phases}))
+    assert survive.tide_shares(state, {"horizon": 1.0}) == pytest.approx(horizon)
+    if phases == 1:
+        assert horizon == pytest.approx(tide)
+    else:
+        assert horizon[0] < tide[0] - 0.005
+
+
+def test_horizon_is_tide_with_two_seats_and_without_a_threat():
+    # With two seats each seat faces the other's one Creature phase before it moves again, whoever is active.
+    for active in (0, 1):
+        state = race({"shark": ["(2,-5)"]}, active=active)
+        assert scored(state, "horizon") == pytest.approx(scored(state, "tide"))
+    calm = position(4, adventurers={"red": [(SWIMMER, 5)], "green": [("(-2,3)", 5)]}, tiles={"(-2,3)": "b"})
+    assert scored(calm, "horizon") == pytest.approx(scored(calm, "tide"))
