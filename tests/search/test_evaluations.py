@@ -489,7 +489,12 @@ def four_seat_race(active: int):
     Rescue Island; ``active`` is the seat whose turn it is."""
     return position(
         4,
-        adventurers={"red": [(SWIMMER, 5)], "blue": [("(-3,1)", 5)], "green": [("(-2,3)", 5)], "yellow": [("(3,-1)", 5)]},
+        adventurers={
+            "red": [(SWIMMER, 5)],
+            "blue": [("(-3,1)", 5)],
+            "green": [("(-2,3)", 5)],
+            "yellow": [("(3,-1)", 5)],
+        },
         tiles={"(-3,1)": "b", "(-2,3)": "b", "(3,-1)": "b"},
         creatures={"shark": ["(2,-5)"]},
         active=active,
