@@ -887,10 +887,10 @@ def _fill_held(held, int seat, revealed):
 
 def tide_weights(str name="tide"):
     """The weights (``TideWeights``: base, raft_steps, eat, sink, capsize, removal, floor, raft_cost, points,
-    horizon) of the evaluation ``name``, ``tide``, ``fitted`` or ``horizon``, as a dict."""
-    cdef tuple names = ("tide", "fitted", "horizon")
+    horizon) of the evaluation ``name``, ``tide``, ``fitted``, ``horizon`` or ``bold``, as a dict."""
+    cdef tuple names = ("tide", "fitted", "horizon", "bold")
     if name not in names:
-        raise ValueError(f"tide_weights: {name!r} is not 'tide', 'fitted' or 'horizon'")
+        raise ValueError(f"tide_weights: {name!r} is not 'tide', 'fitted', 'horizon' or 'bold'")
     cdef dict values = tide_weights_of(names.index(name))
     return values
 
@@ -1251,7 +1251,8 @@ GAME_INFOS = (
             # to its bound", thirty-eighth; the record: benchmarks/records/).
         ),
         heuristics=(
-            "treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted", "horizon"
+            "treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted", "horizon",
+            "bold",
         ),
         # ``hunting``: the rivals a playout plays on strike (a Shark or Sea Serpent where it takes most from the other
         # seats, Rising Waters under them); for ``playout_to=own_turn``. Not a default: no arena match has decided.

@@ -41,6 +41,9 @@ cdef TideWeights FITTED_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3
                                               floor=0.25, raft_cost=0.6, points=2.2, horizon=0.0)
 # ``horizon``'s: ``tide``'s with a creature's threat counted over every rival's Creature phase before the owner's next
 # Action phase (``hostile_phases``).
+# ``bold``'s: ``tide``'s with the creatures' threats at half weight.
+cdef TideWeights BOLD_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.15, sink=0.15, capsize=0.075,
+                                            removal=0.4, floor=0.25, raft_cost=0.6, points=4.0, horizon=0.0)
 cdef TideWeights HORIZON_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3, sink=0.3, capsize=0.15,
                                                removal=0.4, floor=0.25, raft_cost=0.6, points=4.0, horizon=1.0)
 cdef double TEMPO_POINTS = 0.5                # ``tempo``: points a seat's place in the round is worth at most
@@ -1632,11 +1635,13 @@ cdef void s_fitted_heuristic(const void* p, double* out) noexcept nogil:
 
 
 cdef TideWeights tide_weights_of(int which) noexcept nogil:
-    """A copy of the weights of ``tide`` (``which`` 0), ``fitted`` (1) or ``horizon`` (2)."""
+    """A copy of the weights of ``tide`` (``which`` 0), ``fitted`` (1), ``horizon`` (2) or ``bold`` (3)."""
     if which == 1:
         return FITTED_WEIGHTS
     if which == 2:
         return HORIZON_WEIGHTS
+    if which == 3:
+        return BOLD_WEIGHTS
     return TIDE_WEIGHTS
 
 
@@ -1676,6 +1681,12 @@ cdef void s_horizon_heuristic(const void* p, double* out) noexcept nogil:
     Adventurer's owner next moves (``HORIZON_WEIGHTS``): with four seats a swimmer of the seat about to move keeps
     ``tide``'s one phase of danger, and one of the seat that has just moved faces three."""
     tide_estimate(p, out, &HORIZON_WEIGHTS, 0.0)
+
+
+cdef void s_bold_heuristic(const void* p, double* out) noexcept nogil:
+    """``bold``: ``tide`` with the creatures' threats at half weight (``BOLD_WEIGHTS``): a swimmer within a Shark's
+    reach loses 0.15 of its worth, not 0.3."""
+    tide_estimate(p, out, &BOLD_WEIGHTS, 0.0)
 
 
 cdef void s_calm_heuristic(const void* p, double* out) noexcept nogil:
@@ -2081,6 +2092,7 @@ SURVIVE_TABLE.other_heuristics[6] = s_calm_heuristic
 SURVIVE_TABLE.other_heuristics[7] = s_tempo_heuristic
 SURVIVE_TABLE.other_heuristics[8] = s_fitted_heuristic
 SURVIVE_TABLE.other_heuristics[9] = s_horizon_heuristic
+SURVIVE_TABLE.other_heuristics[10] = s_bold_heuristic
 SURVIVE_TABLE.playout_action = s_playout_action
 SURVIVE_TABLE.playout_draw = s_playout_draw
 SURVIVE_TABLE.other_playout_actions[0] = s_hunting_playout_action

@@ -47,7 +47,9 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
         for players in range(info.min_players, info.max_players + 1):  # every seat count's defaults resolve
             resolved = search.SearchConfig().resolved(info, players)
             assert resolved.heuristic is None or resolved.heuristic in info.heuristics
-    survive = ("treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted", "horizon")
+    survive = (
+        "treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted", "horizon", "bold"
+    )
     assert engine_ext.game_info("survive").heuristics == survive
     assert engine_ext.game_info("kuhn_poker").heuristics == ()
 
@@ -482,6 +484,10 @@ def test_each_tide_weight_moves_the_shares_the_way_it_says():
     # ``horizon`` is ``tide`` with the threat counted over the rivals' Creature phases, its other weights ``tide``'s.
     assert survive.tide_weights()["horizon"] == 0.0
     assert survive.tide_weights("horizon") == survive.tide_weights() | {"horizon": 1.0}
+    # ``bold`` is ``tide`` with the creatures' threats at half weight.
+    assert survive.tide_weights("bold") == survive.tide_weights() | {"eat": 0.15, "sink": 0.15, "capsize": 0.075}
+    assert scored(hunted, "bold")[0] > scored(hunted, "tide")[0] + 0.005
+    assert survive.tide_shares(hunted, survive.tide_weights("bold")) == pytest.approx(scored(hunted, "bold"))
 
 
 def four_seat_race(active: int):
