@@ -47,20 +47,7 @@ def test_every_game_names_its_evaluations_and_its_default_is_one_of_them():
         for players in range(info.min_players, info.max_players + 1):  # every seat count's defaults resolve
             resolved = search.SearchConfig().resolved(info, players)
             assert resolved.heuristic is None or resolved.heuristic in info.heuristics
-    survive = (
-        "treasure",
-        "danger",
-        "escape",
-        "rafts",
-        "hunt",
-        "swim",
-        "tide",
-        "calm",
-        "tempo",
-        "fitted",
-        "horizon",
-        "bold",
-    )
+    survive = tuple("treasure danger escape rafts hunt swim tide calm tempo fitted horizon bold".split())
     assert engine_ext.game_info("survive").heuristics == survive
     assert engine_ext.game_info("kuhn_poker").heuristics == ()
 
