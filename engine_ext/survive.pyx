@@ -1255,7 +1255,9 @@ GAME_INFOS = (
             "bold",
         ),
         # ``hunting``: the rivals a playout plays on strike (a Shark or Sea Serpent where it takes most from the other
-        # seats, Rising Waters under them); for ``playout_to=own_turn``. Not a default: no arena match has decided.
+        # seats, Rising Waters under them); for ``playout_to=own_turn``. Not a default: with four seats at equal time
+        # (21,000 iterations with own_turn, one candidate and hunting against the defaults' 30,000) it lost, -40 Elo
+        # [-89, 2], SPRT H0 after 85 deal groups (docs/benchmarks.md, forty-first; benchmarks/records/).
         playout_policies=("light", "hunting"),
     ),
 )

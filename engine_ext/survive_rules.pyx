@@ -1679,7 +1679,9 @@ cdef void s_tempo_heuristic(const void* p, double* out) noexcept nogil:
 cdef void s_horizon_heuristic(const void* p, double* out) noexcept nogil:
     """``horizon``: ``tide`` with a creature's threat counted over every rival's Creature phase before the
     Adventurer's owner next moves (``HORIZON_WEIGHTS``): with four seats a swimmer of the seat about to move keeps
-    ``tide``'s one phase of danger, and one of the seat that has just moved faces three."""
+    ``tide``'s one phase of danger, and one of the seat that has just moved faces three. Selectable only: with four
+    seats at 3,000 iterations it lost to ``tide`` (-76 Elo, SPRT H0 after 64 deal groups; docs/benchmarks.md,
+    "Survive: horizon")."""
     tide_estimate(p, out, &HORIZON_WEIGHTS, 0.0)
 
 
