@@ -1687,7 +1687,8 @@ cdef void s_horizon_heuristic(const void* p, double* out) noexcept nogil:
 
 cdef void s_bold_heuristic(const void* p, double* out) noexcept nogil:
     """``bold``: ``tide`` with the creatures' threats at half weight (``BOLD_WEIGHTS``): a swimmer within a Shark's
-    reach loses 0.15 of its worth, not 0.3."""
+    reach loses 0.15 of its worth, not 0.3. Selectable only: with four seats at 3,000 iterations it was level with
+    ``tide`` after 113 deal groups (-2 Elo [-37, 30], SPRT 0/30 not decided; docs/benchmarks.md, "bold")."""
     tide_estimate(p, out, &BOLD_WEIGHTS, 0.0)
 
 
