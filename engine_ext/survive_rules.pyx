@@ -41,11 +41,11 @@ cdef TideWeights FITTED_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3
                                               floor=0.25, raft_cost=0.6, points=2.2, horizon=0.0)
 # ``horizon``'s: ``tide``'s with a creature's threat counted over every rival's Creature phase before the owner's next
 # Action phase (``hostile_phases``).
+cdef TideWeights HORIZON_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3, sink=0.3, capsize=0.15,
+                                               removal=0.4, floor=0.25, raft_cost=0.6, points=4.0, horizon=1.0)
 # ``bold``'s: ``tide``'s with the creatures' threats at half weight.
 cdef TideWeights BOLD_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.15, sink=0.15, capsize=0.075,
                                             removal=0.4, floor=0.25, raft_cost=0.6, points=4.0, horizon=0.0)
-cdef TideWeights HORIZON_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3, sink=0.3, capsize=0.15,
-                                               removal=0.4, floor=0.25, raft_cost=0.6, points=4.0, horizon=1.0)
 cdef double TEMPO_POINTS = 0.5                # ``tempo``: points a seat's place in the round is worth at most
 
 
@@ -1471,11 +1471,10 @@ cdef void threatened_worth(const Survive* s, const TideWeights* w, double* estim
         removable = thinnest_land(s, &count)
     threat_map(s, threat)
     for seat in range(s.num_players):
+        estimate[seat] = 0.0
         exponent[seat] = 1.0
         if w.horizon != 0.0:
             exponent[seat] += w.horizon * (hostile_phases(s, seat) - 1.0)
-    for seat in range(s.num_players):
-        estimate[seat] = 0.0
     for i in range(s.num_colours * MEEPLES_PER_COLOUR):
         m = &s.meeple[i]
         seat = seat_of_colour(s, i // MEEPLES_PER_COLOUR)
@@ -1681,14 +1680,15 @@ cdef void s_horizon_heuristic(const void* p, double* out) noexcept nogil:
     Adventurer's owner next moves (``HORIZON_WEIGHTS``): with four seats a swimmer of the seat about to move keeps
     ``tide``'s one phase of danger, and one of the seat that has just moved faces three. Selectable only: with four
     seats at 3,000 iterations it lost to ``tide`` (-76 Elo, SPRT H0 after 64 deal groups; docs/benchmarks.md,
-    "Survive: horizon")."""
+    "horizon: a creature's threat over every rival's Creature phase")."""
     tide_estimate(p, out, &HORIZON_WEIGHTS, 0.0)
 
 
 cdef void s_bold_heuristic(const void* p, double* out) noexcept nogil:
     """``bold``: ``tide`` with the creatures' threats at half weight (``BOLD_WEIGHTS``): a swimmer within a Shark's
     reach loses 0.15 of its worth, not 0.3. Selectable only: with four seats at 3,000 iterations it was level with
-    ``tide`` after 113 deal groups (-2 Elo [-37, 30], SPRT 0/30 not decided; docs/benchmarks.md, "bold")."""
+    ``tide`` after 113 deal groups (-2 Elo [-37, 30], SPRT 0/30 not decided; docs/benchmarks.md, "bold: the
+    creatures' threats at half weight")."""
     tide_estimate(p, out, &BOLD_WEIGHTS, 0.0)
 
 
