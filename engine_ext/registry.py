@@ -120,6 +120,8 @@ class SearchDefaults:
     minimax_prior: float = 0.0  # minimax: the node's mean counted as this many visits in each child's line (0: off)
     final_lcb: float = 0.0  # the final choice by a lower confidence bound, this many standard errors (0: most visited)
     halving: bool = False  # tree searches with an iteration budget: sequential halving over the root moves
+    refine: int = 0  # tree searches with an iteration budget: a second stage over the screen's best moves (0: off)
+    refine_screen: int = 3000  # refine: the first stage's iterations (see SearchConfig)
     canonical_order: bool = False  # tree search: consecutive own moves that commute are searched in one order only
     open_loop: bool = False  # ISMCTS: the searching seat's tree follows its own moves only (see SearchConfig)
     private_roots: bool = False  # ISMCTS: other seats' trees branch first on their own hidden facts (see SearchConfig)

@@ -39,6 +39,7 @@ MAX_NODES = 4_000_000
 MIN_NODES = 64  # a tree per seat needs its roots and room to grow
 FASTEST_ITERATIONS_PER_S = 250_000
 GREEDY_SAMPLES = 8
+REFINE_THREADS = 1000  # refine: the second stage's thread i seeds as thread REFINE_THREADS + i (apart from the first's)
 LCB_VISIT_FLOOR = 0.1  # final_lcb: moves with fewer visits than this share of the most visited one's rank last
 BELIEF_WORLDS = 32
 BELIEF_KEYS = 64  # beliefs: private keys 0..63 are weighed (a key above weighs 1: the game's keys for poker are cards)
@@ -99,6 +100,14 @@ class SearchConfig:
     ``reuse`` (ISMCTS): when the caller passes a ``TreeKeeper`` (the game loop, ``search.play``, keeps one per bot
     seat), the search starts from the subtree of the seat's previous search that the moves since lead to, and keeps
     its trees for the next; without a keeper it has no effect.
+    ``refine`` (tree searches with an iteration budget; 0: off, else at least 2): the search runs in two stages. The
+    first ``refine_screen`` iterations search as with ``playout_to="steps"`` (leaves scored where they are) and rank
+    the root's moves; the rest of the budget searches a fresh tree whose root takes only the best ``refine`` of them,
+    with the configured ``playout_to`` (e.g. ``"own_turn"``, leaves scored after the other seats' replies). The move
+    played is the second stage's choice; the ranking lists its moves first, then the rest as the screen ranked them.
+    A cheap, exact evaluation picks the few moves worth telling apart, and the costly, noisy one that sees further
+    spends the budget on those alone. A search without a second stage is the screen alone: a budget no larger than
+    ``refine_screen``, a search bounded by time alone (it has no budget to split), or fewer than two moves to compare.
     ``setup_algorithm``: at the game's set-up decisions (``GameInfo.in_setup``: Survive's placements) a search
     (``ismcts``, ``pimc``, ``flat``, ``cheat``) plays this algorithm instead, on the same budget (``"greedy"``: the
     evaluation one ply on over sampled worlds, never fewer than its own ``GREEDY_SAMPLES``); ``"same"``: the search
@@ -133,6 +142,8 @@ class SearchConfig:
     minimax_prior: float | None = None
     final_lcb: float | None = None
     halving: bool | None = None
+    refine: int | None = None
+    refine_screen: int | None = None
     canonical_order: bool | None = None
     open_loop: bool | None = None
     private_roots: bool | None = None
@@ -195,6 +206,8 @@ class SearchConfig:
             minimax_prior=defaults.minimax_prior if self.minimax_prior is None else self.minimax_prior,
             final_lcb=defaults.final_lcb if self.final_lcb is None else self.final_lcb,
             halving=defaults.halving if self.halving is None else self.halving,
+            refine=defaults.refine if self.refine is None else self.refine,
+            refine_screen=defaults.refine_screen if self.refine_screen is None else self.refine_screen,
             canonical_order=defaults.canonical_order if self.canonical_order is None else self.canonical_order,
             open_loop=defaults.open_loop if self.open_loop is None else self.open_loop,
             private_roots=defaults.private_roots if self.private_roots is None else self.private_roots,
@@ -531,6 +544,12 @@ def check_config(config: SearchConfig, state: engine_ext.State, allow_cheat: boo
             f"beliefs: {state.game_name} names no private key that stays the same through a game, so what a seat's"
             " moves said about it cannot carry over"
         )
+    if config.refine is not None and (config.refine < 0 or config.refine == 1):
+        raise ValueError(
+            f"refine: expected 0 (off) or the 2 or more moves its second stage compares, got {config.refine}"
+        )
+    if config.refine_screen is not None and config.refine_screen < 1:
+        raise ValueError(f"refine_screen: expected at least 1 iteration, got {config.refine_screen}")
     if config.halving and config.final_lcb:
         raise ValueError("halving and final_lcb each choose the move played; set one of them")
     if config.top_k < 1:
@@ -563,11 +582,6 @@ def _tree_search(
         # PIMC: enough iterations in each world to try every legal move ten times, at most 32 worlds.
         per_world = max(64, 10 * len(state.legal_actions()))
         config = replace(config, worlds=max(1, min(32, (iterations or 4096) // per_world)))
-    shares = [-1] * threads
-    if iterations is not None:
-        shares = [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]
-    runs: list[dict | None] = [None] * threads
-    errors: list[BaseException] = []
     forests: list = [None] * threads
     path = None
     belief = None
@@ -599,42 +613,79 @@ def _tree_search(
         if keeper.filter is not None:
             state = keeper.filter.weigh(state)
 
-    def work(i: int) -> None:
-        try:
-            runs[i] = mcts.run(
-                state,
-                seat,
-                config,
-                shares[i],
-                deadline,
-                _thread_seed(config.seed, i),
-                control,
-                capacity,
-                profile=profile and i == 0,
-                forest=forests[i],
-                path=path if config.reuse else None,
-                belief=belief,
-            )
-        except BaseException as err:  # noqa: BLE001 - re-raised in the calling thread below
-            errors.append(err)
+    def stage(cfg: SearchConfig, budget: int | None, root_moves: list[int] | None, first: int) -> tuple[dict, list]:
+        """The threads' searches of one stage, pooled; thread i seeds with ``first + i``, and only the first stage
+        reuses and keeps trees."""
+        shares = [-1] * threads
+        if budget is not None:
+            shares = [budget // threads + (1 if i < budget % threads else 0) for i in range(threads)]
+        runs: list[dict | None] = [None] * threads
+        errors: list[BaseException] = []
+        kept = forests if first == 0 else [None] * threads
 
-    if threads == 1:
-        work(0)
-    else:
-        pool = [threading.Thread(target=work, args=(i,), name=f"atoll-search-{i}") for i in range(threads)]
-        for t in pool:
-            t.start()
-        for t in pool:
-            t.join()
-    if keeper is not None and path is not None:
-        keeper.path = []
-        keeper.movers = []
-    if errors:
-        if keeper is not None:
-            keeper.reset()
-        raise errors[0]
-    if threads == 1:
-        return {entry["action"]: entry for entry in runs[0]["actions"]}, runs
+        def work(i: int) -> None:
+            try:
+                runs[i] = mcts.run(
+                    state,
+                    seat,
+                    cfg,
+                    shares[i],
+                    deadline,
+                    _thread_seed(cfg.seed, first + i),
+                    control,
+                    capacity,
+                    profile=profile and i == 0,
+                    forest=kept[i],
+                    path=path if cfg.reuse and first == 0 else None,
+                    belief=belief,
+                    root_moves=root_moves,
+                )
+            except BaseException as err:  # noqa: BLE001 - re-raised in the calling thread below
+                errors.append(err)
+
+        if threads == 1:
+            work(0)
+        else:
+            pool = [threading.Thread(target=work, args=(i,), name=f"atoll-search-{i}") for i in range(threads)]
+            for t in pool:
+                t.start()
+            for t in pool:
+                t.join()
+        if keeper is not None and path is not None and first == 0:
+            keeper.path = []
+            keeper.movers = []
+        if errors:
+            if keeper is not None:
+                keeper.reset()
+            raise errors[0]
+        return _pool(runs, players), runs
+
+    if not config.refine or config.algorithm == "flat":  # flat Monte Carlo has no tree to restrict
+        return stage(config, iterations, None, 0)
+    screen = replace(config, playout_to="steps")
+    if iterations is None or iterations <= config.refine_screen:
+        return stage(screen, iterations, None, 0)  # no budget for a second stage: the screen is the search
+    screen = replace(screen, iterations=config.refine_screen)
+    screened, runs = stage(screen, screen.iterations, None, 0)
+    best = [action for action, _ in _order(state, screened, screen)][: config.refine]
+    if len(best) < 2 or control.cancelled:
+        return screened, runs
+    refined, second = stage(config, iterations - screen.iterations, best, REFINE_THREADS)
+    pooled = {action: entry for action, entry in screened.items() if action not in best}
+    for action in best:  # a move the second stage never reached keeps the screen's figures and rank
+        entry = refined.get(action)
+        pooled[action] = {**entry, "refined": True} if entry and entry["visits"] > 0 else screened[action]
+    merged = []
+    for one, two in zip(runs, second, strict=True):
+        both = {key: one[key] + two[key] for key in ("iterations", "worlds", "nodes")}
+        merged.append({**one, **both, "pv": two["pv"], **({"profile": two["profile"]} if "profile" in two else {})})
+    return pooled, merged
+
+
+def _pool(runs: list[dict], players: int) -> dict[int, dict]:
+    """The threads' root statistics summed per action."""
+    if len(runs) == 1:
+        return {entry["action"]: entry for entry in runs[0]["actions"]}
     pooled: dict[int, dict] = {}
     for run in runs:
         for entry in run["actions"]:
@@ -647,7 +698,7 @@ def _tree_search(
             slot["own_learnt_sum"] += entry["own_learnt_sum"]
             slot["learnt_sq_sum"] += entry["learnt_sq_sum"]
             slot["survived"] += entry["survived"]
-    return pooled, runs
+    return pooled
 
 
 def empty_slot(players: int) -> dict:
@@ -722,15 +773,8 @@ def _lower_bounds(entries: list[tuple[int, dict]], z: float) -> dict[int, float]
     return bounds
 
 
-def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
-    """Best first. Tree searches: most visited, ties by the value the tree learnt (the control-variate value, which
-    is what selection used), then the lower id; with ``final_lcb`` > 0, by the learnt value's lower confidence bound
-    (mean minus ``final_lcb`` standard errors, each move's spread at least the root's pooled spread) among the moves
-    with at least ``LCB_VISIT_FLOOR`` of the most visited one's visits (so a move seen a few times cannot win on a
-    lucky sample), the others after them; with ``halving`` (and an iteration budget), by the rounds of sequential
-    halving survived (summed over threads), then by that learnt value: the last survivors are compared by their means.
-    Flat Monte Carlo and greedy spread visits evenly by design, so their ranking is by that learnt value."""
-    seed, top_k = config.seed, config.top_k
+def _order(state, pooled, config: SearchConfig) -> list[tuple[int, dict]]:
+    """The legal sampled moves of ``pooled`` as ``(action, statistics)``, best first (``_rank``'s order)."""
     legal = set(state.legal_actions())
     entries = [(a, s) for a, s in pooled.items() if a in legal and s["visits"] > 0]
     if config.algorithm in ("flat", "greedy"):
@@ -743,8 +787,23 @@ def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
         entries.sort(key=lambda e: (e[1]["visits"] < floor, -bound[e[0]], -e[1]["visits"], e[0]))
     else:
         entries.sort(key=lambda e: (-e[1]["visits"], -e[1]["learnt_sum"] / e[1]["visits"], e[0]))
+    # refine: the second stage's moves come first, in its order (the sort is stable).
+    entries.sort(key=lambda e: not e[1].get("refined", False))
+    return entries
+
+
+def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
+    """Best first. Tree searches: most visited, ties by the value the tree learnt (the control-variate value, which
+    is what selection used), then the lower id; with ``final_lcb`` > 0, by the learnt value's lower confidence bound
+    (mean minus ``final_lcb`` standard errors, each move's spread at least the root's pooled spread) among the moves
+    with at least ``LCB_VISIT_FLOOR`` of the most visited one's visits (so a move seen a few times cannot win on a
+    lucky sample), the others after them; with ``halving`` (and an iteration budget), by the rounds of sequential
+    halving survived (summed over threads), then by that learnt value: the last survivors are compared by their means.
+    Flat Monte Carlo and greedy spread visits evenly by design, so their ranking is by that learnt value."""
+    seed, top_k = config.seed, config.top_k
+    legal = set(state.legal_actions())
     moves = []
-    for rank, (action, s) in enumerate(entries[:top_k]):
+    for rank, (action, s) in enumerate(_order(state, pooled, config)[:top_k]):
         visits = s["visits"]
         # Values and win shares are this search's samples; a reused tree's prior visits count only for the ranking.
         samples = s.get("samples", visits)

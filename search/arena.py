@@ -252,7 +252,7 @@ def job_key(job: dict) -> tuple:
 
 # Settings added to SearchConfig after some runs were recorded, each with the value that plays as the search did
 # before it existed: a record without the setting played that way, so it reads as that value.
-PLAYED_AS_BEFORE = {"playout_to": "steps", "minimax_prior": 0.0}
+PLAYED_AS_BEFORE = {"playout_to": "steps", "minimax_prior": 0.0, "refine": 0, "refine_screen": 3000}
 
 
 # The settings the bots without a tree read (``search._greedy``, the random pick); the others are a tree search's, so
@@ -265,14 +265,16 @@ READ_WITHOUT_A_TREE = {
 
 def behaviour(resolved: dict) -> dict:
     """What a configuration's resolved settings play, for telling two records apart: a setting added since a record
-    was made reads as its former behaviour, ``playout_candidates`` counts only where ``playout_to`` uses it, and
-    greedy and random keep only the settings they read."""
+    was made reads as its former behaviour, ``playout_candidates`` counts only where ``playout_to`` uses it and
+    ``refine_screen`` only with ``refine``, and greedy and random keep only the settings they read."""
     read = READ_WITHOUT_A_TREE.get(resolved.get("algorithm"))
     if read is not None:
         return {key: value for key, value in resolved.items() if key in read}
     out = PLAYED_AS_BEFORE | resolved
     if out["playout_to"] == "steps":
         out.pop("playout_candidates", None)
+    if not out["refine"]:
+        out.pop("refine_screen", None)
     return out
 
 

@@ -94,6 +94,8 @@ cdef struct Params:
     sample_chance_fn draw   # the game's ``playout_draw`` when ``playout`` is its light policy (else NULL)
     bint baseline           # rewards relative to the root's heuristic value in each sampled world
     bint halving            # sequential halving over the searching seat's root moves (searches with a budget)
+    const int32_t* root_moves  # NULL: every legal move; else (ascending) the only moves the seat's root may take
+    int root_count
     volatile int* cancel    # set by Control.cancel() from another thread
 
 

@@ -669,6 +669,16 @@ cdef int32_t select_action(const GameVTable* vt, const Params* prm, Arena* arena
     cdef double exploration
     cdef Node* c
     cdef int32_t chosen
+    if prm.root_moves != NULL and node == (0 if w.trees == 1 else prm.seat):
+        # A root restricted to some moves (``refine``'s second stage): the others are not searched. A world where
+        # none of them is legal (a root move that depends on hidden facts) searches every move.
+        kept = 0
+        for k in range(n):
+            if position_of(prm.root_moves, prm.root_count, w.legal[k]) >= 0:
+                w.legal[kept] = w.legal[k]
+                kept += 1
+        if kept > 0:
+            n = kept
     if w.halving != NULL and node == w.halving.root:
         chosen = halving_pick(vt, prm, arena, w, n)
         if chosen >= 0:
@@ -1113,7 +1123,7 @@ cdef class Control:
 
 def run(State state, int seat, config, long long iterations, double deadline, unsigned long long seed,
         Control control, int node_capacity, int pv_length=8, bint profile=False, Forest forest=None, list path=None,
-        list belief=None):
+        list belief=None, root_moves=None):
     """One thread's search from ``state`` for ``seat``; releases the GIL while it runs.
 
     ``config`` is a resolved ``search.SearchConfig`` (algorithm, exploration, playout depth, worlds, flags).
@@ -1130,6 +1140,9 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     ``belief`` (ISMCTS, games with ``GameVTable.private_key``): per seat, the weight of each private key (a list of
     equal-length lists, the searching seat's ignored, each weight in [0, 1]); sampled worlds are kept in proportion to
     the product of their keys' weights (rejection, at most ``BELIEF_TRIES`` draws an iteration).
+
+    ``root_moves`` (tree searches): the only moves the seat's root may take (actual action ids; the others are
+    neither tried nor counted); None: every legal move.
     """
     algorithm = config.algorithm
     if algorithm not in ALGORITHMS:
@@ -1181,7 +1194,15 @@ def run(State state, int seat, config, long long iterations, double deadline, un
     prm.private_roots = config.private_roots and prm.algorithm == ALG_ISMCTS and vt.private_key != NULL
     prm.belief = NULL
     prm.belief_keys = 0
+    prm.root_moves = NULL
+    prm.root_count = 0
     cdef double* weights = NULL
+    cdef int32_t* allowed = NULL
+    moves = None
+    if root_moves is not None:
+        moves = sorted({int(a) for a in root_moves})
+        if not moves:
+            raise ValueError("root_moves: expected at least one move")
     if belief and prm.algorithm == ALG_ISMCTS and vt.private_key != NULL:
         if len(belief) != state.num_players() or any(len(row) != len(belief[0]) for row in belief):
             raise ValueError("belief: one row of equal length per seat")
@@ -1223,17 +1244,29 @@ def run(State state, int seat, config, long long iterations, double deadline, un
                 for k in range(prm.belief_keys):
                     weights[p * prm.belief_keys + k] = min(1.0, max(0.0, <double>belief[p][k]))
             prm.belief = weights
-    with nogil:
-        if prm.algorithm == ALG_ISMCTS:
-            ok = tree_search(vt, state.buf, &prm, &arena, &stats, &rng, -1, False, True, &out)
-        elif prm.algorithm == ALG_CHEAT:
-            ok = tree_search(vt, state.buf, &prm, &arena, &stats, &rng, -1, True, False, &out)
-        elif prm.algorithm == ALG_FLAT:
-            ok = flat_search(vt, state.buf, &prm, &stats, &rng, &out)
+    if moves is not None:
+        allowed = <int32_t*>malloc(len(moves) * sizeof(int32_t))
+        if allowed != NULL:  # checked after the search: no memory for it fails the search below
+            for k in range(len(moves)):
+                allowed[k] = moves[k]
+            prm.root_moves = allowed
+            prm.root_count = len(moves)
         else:
-            ok = pimc(vt, state.buf, &prm, &arena, &stats, &rng, &out)
+            ok = 0
+    if ok:
+        with nogil:
+            if prm.algorithm == ALG_ISMCTS:
+                ok = tree_search(vt, state.buf, &prm, &arena, &stats, &rng, -1, False, True, &out)
+            elif prm.algorithm == ALG_CHEAT:
+                ok = tree_search(vt, state.buf, &prm, &arena, &stats, &rng, -1, True, False, &out)
+            elif prm.algorithm == ALG_FLAT:
+                ok = flat_search(vt, state.buf, &prm, &stats, &rng, &out)
+            else:
+                ok = pimc(vt, state.buf, &prm, &arena, &stats, &rng, &out)
     free(weights)
+    free(allowed)
     prm.belief = NULL
+    prm.root_moves = NULL
     pv = principal_line(&arena, &stats, seat, prm.algorithm, pv_length) if ok else []
     children = root_children(&arena, seat, prm.algorithm) if ok else []
     shape = tree_profile(&arena, seat, prm.algorithm) if ok and profile else None
