@@ -799,7 +799,8 @@ def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
     with at least ``LCB_VISIT_FLOOR`` of the most visited one's visits (so a move seen a few times cannot win on a
     lucky sample), the others after them; with ``halving`` (and an iteration budget), by the rounds of sequential
     halving survived (summed over threads), then by that learnt value: the last survivors are compared by their means.
-    Flat Monte Carlo and greedy spread visits evenly by design, so their ranking is by that learnt value."""
+    Flat Monte Carlo and greedy spread visits evenly by design, so their ranking is by that learnt value. With
+    ``refine``, the second stage's moves come first, in that order, then the screen's others."""
     seed, top_k = config.seed, config.top_k
     legal = set(state.legal_actions())
     moves = []
