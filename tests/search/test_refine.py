@@ -52,32 +52,18 @@ def test_refine_searches_the_screens_best_moves_with_the_configured_playouts():
     # The second stage is a search of the remaining 1,400 iterations from the same position, its root restricted to
     # those moves, with the configured playouts (own_turn), on its own seed.
     config = resolved(state, iterations=2000, refine=3, refine_screen=600, worlds=1, **SETTINGS)
-    second = mcts.run(
-        state,
-        seat,
-        config,
-        1400,
-        0.0,
-        search._thread_seed(3, search.REFINE_THREADS),
-        search.Control(),
-        2000 * 5 + 4 + 64,
-        root_moves=best,
-    )
-    visits = {entry["action"]: entry["visits"] for entry in second["actions"] if entry["visits"] > 0}
+
+    def second_stage(playout_to: str) -> dict[int, int]:
+        seed = search._thread_seed(3, search.REFINE_THREADS)
+        capacity = 2000 * 5 + 4 + 64  # what suggest gives a 2,000-iteration search with four seats
+        again = dataclasses.replace(config, playout_to=playout_to)
+        run = mcts.run(state, seat, again, 1400, 0.0, seed, search.Control(), capacity, root_moves=best)
+        return {entry["action"]: entry["visits"] for entry in run["actions"] if entry["visits"] > 0}
+
+    visits = second_stage("own_turn")
     assert {move.action: move.visits for move in result.moves[:3]} == visits
     assert sum(visits.values()) == 1400
-    steps = mcts.run(
-        state,
-        seat,
-        dataclasses.replace(config, playout_to="steps"),
-        1400,
-        0.0,
-        search._thread_seed(3, search.REFINE_THREADS),
-        search.Control(),
-        2000 * 5 + 4 + 64,
-        root_moves=best,
-    )
-    assert {e["action"]: e["visits"] for e in steps["actions"] if e["visits"] > 0} != visits
+    assert second_stage("steps") != visits
     assert result.best.action == max(visits, key=lambda a: (visits[a], -a))
 
 
