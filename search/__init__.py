@@ -108,6 +108,7 @@ class SearchConfig:
     A cheap, exact evaluation picks the few moves worth telling apart, and the costly, noisy one that sees further
     spends the budget on those alone. A search without a second stage is the screen alone: a budget no larger than
     ``refine_screen``, a search bounded by time alone (it has no budget to split), or fewer than two moves to compare.
+    With ``reuse`` the screen's trees are the ones kept and reused (the second stage's root is not the seat's).
     ``setup_algorithm``: at the game's set-up decisions (``GameInfo.in_setup``: Survive's placements) a search
     (``ismcts``, ``pimc``, ``flat``, ``cheat``) plays this algorithm instead, on the same budget (``"greedy"``: the
     evaluation one ply on over sampled worlds, never fewer than its own ``GREEDY_SAMPLES``); ``"same"``: the search

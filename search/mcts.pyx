@@ -1246,7 +1246,7 @@ def run(State state, int seat, config, long long iterations, double deadline, un
             prm.belief = weights
     if moves is not None:
         allowed = <int32_t*>malloc(len(moves) * sizeof(int32_t))
-        if allowed != NULL:  # checked after the search: no memory for it fails the search below
+        if allowed != NULL:  # without memory for it the search does not run and raises MemoryError below
             for k in range(len(moves)):
                 allowed[k] = moves[k]
             prm.root_moves = allowed
