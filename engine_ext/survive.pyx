@@ -395,6 +395,8 @@ cdef class SurviveState(State):
             s.terrain[c] = TERRAIN_LETTERS.index(terrain[c])
             if s.terrain[c] != WATER and c not in SLOT_CELLS:
                 raise InvalidObservation("terrain", f"{node_name(c)} is not an island slot and must be water")
+            if BEACH <= s.terrain[c] <= MOUNTAIN:
+                s.tiles[s.terrain[c]] += 1
         for letter, most in (("b", 16), ("f", 16), ("m", 8), ("V", 4)):
             if terrain.count(letter) > most:
                 raise InvalidObservation("terrain", f"more than {most} {letter!r} cells")
@@ -748,6 +750,7 @@ def new_game(int players=4, long seed=0, str hourglass="beach_forest", layout=No
     s.hourglass_beach_only = HOURGLASS_OPTIONS.index(hourglass)
     for k in range(NUM_SLOTS):
         s.terrain[SLOT_CELLS[k]] = " bfm".index(layout[k])
+        s.tiles[s.terrain[SLOT_CELLS[k]]] += 1
     for k in range(5):
         add_creature(s, SERPENT_STARTS[k], SERPENT, 1)
     # Meeples of a colour are stored in a seeded random order, so storage order says nothing about values.

@@ -153,6 +153,7 @@ cdef struct Survive:
     uint64_t raft_bits[3]                # cells holding a raft, as a bitset (the loops visit only these)
     uint64_t creature_bits[3]            # cells holding any creature
     uint8_t terrain[NUM_CELLS]
+    uint8_t tiles[MOUNTAIN + 1]          # island tiles left on the board by land (beach, forest, mountain); 0 unused
     uint8_t raft[NUM_CELLS]
     uint8_t creatures[NUM_CELLS][4]      # serpent, shark, kaiju, padding (one 32-bit load tests "any")
     uint8_t adv_at[NUM_CELLS]

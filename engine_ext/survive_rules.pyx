@@ -18,6 +18,10 @@ cdef int8_t NODE_Q[NUM_NODES]
 cdef int8_t NODE_R[NUM_NODES]
 cdef uint8_t NEIGHBOURS[NUM_NODES][MAX_NEIGHBOURS]
 cdef uint8_t NUM_NEIGHBOURS[NUM_NODES]
+# Two spaces on: for a cell and its k-th neighbour, that neighbour's neighbours that are board cells, neither the cell
+# nor next to it (the cells a two-space move adds to the one-space moves).
+cdef uint8_t OUTER[NUM_CELLS][MAX_NEIGHBOURS][MAX_NEIGHBOURS]
+cdef uint8_t NUM_OUTER[NUM_CELLS][MAX_NEIGHBOURS]
 cdef uint8_t SLOT_CELL[NUM_SLOTS]      # island_slots order (the ``layout`` option)
 cdef uint8_t SLOTS_ASCENDING[NUM_SLOTS]
 cdef uint8_t IS_SLOT[NUM_CELLS]
@@ -64,6 +68,12 @@ def _fill_tables():
         DISCOUNT_SWIM[node] = pow(0.85, RESCUE_DISTANCE[node] * 2.0)
     for node in range(NUM_CELLS):
         IS_SLOT[node] = node in board.SLOT_CELLS
+        for k, near in enumerate(board.NEIGHBOURS[node]):
+            outer = [far for far in board.NEIGHBOURS[near] if far < NUM_CELLS and far != node
+                     and far not in board.NEIGHBOURS[node]] if near < NUM_CELLS else []
+            NUM_OUTER[node][k] = len(outer)
+            for j, far in enumerate(outer):
+                OUTER[node][k][j] = far
     for k, node in enumerate(board.SLOT_CELLS):
         SLOT_CELL[k] = node
     for k, node in enumerate(sorted(board.SLOT_CELLS)):
@@ -321,20 +331,13 @@ cdef bint continuation_possible(const Survive* s) noexcept nogil:
     return i >= 0 and s.terrain[s.cont_cell] == WATER
 
 
-cdef bint no_tiles_left(const Survive* s) noexcept nogil:
-    cdef int c
-    for c in range(NUM_CELLS):
-        if is_land(s, c):
-            return False
-    return True
+cdef inline bint no_tiles_left(const Survive* s) noexcept nogil:
+    return s.tiles[BEACH] == 0 and s.tiles[FOREST] == 0 and s.tiles[MOUNTAIN] == 0
 
 
-cdef bint hourglass_left(const Survive* s) noexcept nogil:
-    cdef int c
-    for c in range(NUM_CELLS):
-        if s.terrain[c] == BEACH or (s.terrain[c] == FOREST and not s.hourglass_beach_only):
-            return True
-    return False
+cdef inline bint hourglass_left(const Survive* s) noexcept nogil:
+    """A tile bearing the hourglass is still on the board (beach, and forest unless the option says beach only)."""
+    return s.tiles[BEACH] > 0 or (s.tiles[FOREST] > 0 and not s.hourglass_beach_only)
 
 
 cdef bint creature_can_move(const Survive* s, int kind) noexcept nogil:
@@ -995,6 +998,7 @@ cdef void s_apply(void* p, int32_t a) noexcept nogil:
         # Adventurers or Creatures on the tile stay on the Water space just revealed.
         s.effect_cell = frm
         s.effect_land = s.terrain[frm] - BEACH
+        s.tiles[s.terrain[frm]] -= 1
         s.terrain[frm] = WATER
         s.rising_left -= 1
         s.phase = PH_REVEAL
@@ -1408,9 +1412,9 @@ cdef void threat_map(const Survive* s, uint8_t* threat) noexcept nogil:
                 threat[a] |= flag
                 if kind == SERPENT or creature_stops_at(s, kind, a):
                     continue
-                for j in range(NUM_NEIGHBOURS[a]):
-                    b = NEIGHBOURS[a][j]
-                    if b != frm and creature_may_enter(s, kind, b, NO_NODE):
+                for j in range(NUM_OUTER[frm][k]):     # a cell next to ``frm`` is marked as one space on already
+                    b = OUTER[frm][k][j]
+                    if creature_may_enter(s, kind, b, NO_NODE):
                         threat[b] |= flag
         frm = next_bit(s.creature_bits, frm)
 
@@ -1418,14 +1422,12 @@ cdef void threat_map(const Survive* s, uint8_t* threat) noexcept nogil:
 cdef int thinnest_land(const Survive* s, int* count) noexcept nogil:
     """The land type the next Rising Waters removes (the thinnest still on the board: beach, then forest, then
     mountain), with its tile count; -1 and 0 when no tile is left."""
-    cdef int land, k
-    count[0] = 0
+    cdef int land
     for land in range(BEACH, MOUNTAIN + 1):
-        for k in range(NUM_SLOTS):                  # only island slots ever hold a tile
-            if s.terrain[SLOTS_ASCENDING[k]] == land:
-                count[0] += 1
-        if count[0]:
+        if s.tiles[land]:
+            count[0] = s.tiles[land]
             return land
+    count[0] = 0
     return -1
 
 
@@ -1527,18 +1529,14 @@ cdef double turns_left(const Survive* s) noexcept nogil:
     while a tile bearing the hourglass remains, two after; the game ends at the third Volcano: of the Volcanoes still
     face down (4 in the Mountain backs), the one that makes three is expected at its order statistic's place among the
     Mountain tiles left (no clock when too few Volcanoes or Mountain tiles are left for it)."""
-    cdef int c, k, hourglass = 0, mountains = 0
+    cdef int hourglass = s.tiles[BEACH], mountains = s.tiles[MOUNTAIN]
     cdef double later = 0.0
     cdef int needed = 3 - s.volcanoes
     cdef int hidden = BACKS[2][BK_VOLCANO] - s.revealed[2][BK_VOLCANO]
-    for k in range(NUM_SLOTS):                      # only island slots ever hold a tile
-        c = SLOTS_ASCENDING[k]
-        if s.terrain[c] == BEACH or (s.terrain[c] == FOREST and not s.hourglass_beach_only):
-            hourglass += 1
-        elif s.terrain[c] == FOREST:
-            later += 1
-        elif s.terrain[c] == MOUNTAIN:
-            mountains += 1
+    if s.hourglass_beach_only:
+        later = s.tiles[FOREST]
+    else:
+        hourglass += s.tiles[FOREST]
     if needed <= 0 or hidden < needed or mountains < needed:
         return 1000.0                               # no third Volcano to come: no clock but the Adventurers
     later += needed * (mountains + 1.0) / (hidden + 1.0)   # the needed-th of ``hidden`` spread over the mountains

@@ -1083,3 +1083,27 @@ def test_the_hunting_playout_policy_strikes_the_other_seats():
     assert [mcts.playout_choice(moving, k, "hunting") for k in range(20)] == [
         mcts.playout_choice(moving, k) for k in range(20)
     ]
+
+
+def test_the_tiles_left_by_land_follow_the_board_through_whole_games():
+    """The state keeps how many island tiles of each land are left (Rising Waters, the hourglass, ``tide``'s clock
+    and the risk of removal read the counts, not the board): at every decision of whole random games, with either
+    hourglass option, a state moves and scores exactly as the same position read afresh from its JSON."""
+    rng = random.Random(12)
+    checked = 0
+    for players, hourglass in ((2, "beach_forest"), (3, "beach"), (4, "beach_forest"), (5, "beach")):
+        state = engine_ext.new_game("survive", players, seed=players, hourglass=hourglass)
+        while not state.is_terminal():
+            if state.current_player() == engine_ext.CHANCE:
+                actions, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply(rng.choices(actions, probs)[0])
+                continue
+            fresh = survive.from_json(state.to_json())
+            assert fresh.legal_actions() == state.legal_actions()
+            for heuristic in ("tide", "escape"):
+                assert mcts.evaluate_state(state, 0, 1, 0, True, heuristic) == mcts.evaluate_state(
+                    fresh, 0, 1, 0, True, heuristic
+                )
+            state.apply(rng.choice(state.legal_actions()))
+            checked += 1
+    assert checked > 400
