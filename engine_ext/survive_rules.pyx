@@ -223,30 +223,26 @@ cdef int creature_destinations(const Survive* s, int kind, int frm, int forbidde
     water. A 2-space move passes only through a cell it does not stop at, so the path does not matter."""
     cdef int n = 0
     cdef int k, j, a, b
+    cdef uint64_t seen[3]                          # the cells listed so far, as a bitset (each is a board cell)
+    seen[0] = seen[1] = seen[2] = 0
     for k in range(NUM_NEIGHBOURS[frm]):
         a = NEIGHBOURS[frm][k]
         if not creature_may_enter(s, kind, a, forbidden):
             continue
-        if not listed(out, n, a):
+        if not (seen[a >> 6] >> (a & 63)) & 1:
+            seen[a >> 6] |= (<uint64_t>1) << (a & 63)
             out[n] = a
             n += 1
         if kind == SERPENT or creature_stops_at(s, kind, a):
             continue
         for j in range(NUM_NEIGHBOURS[a]):
             b = NEIGHBOURS[a][j]
-            if b == frm or not creature_may_enter(s, kind, b, forbidden) or listed(out, n, b):
+            if b == frm or not creature_may_enter(s, kind, b, forbidden) or (seen[b >> 6] >> (b & 63)) & 1:
                 continue
+            seen[b >> 6] |= (<uint64_t>1) << (b & 63)
             out[n] = b
             n += 1
     return n
-
-
-cdef inline bint listed(const uint8_t* cells, int n, int c) noexcept nogil:
-    cdef int k
-    for k in range(n):
-        if cells[k] == c:
-            return True
-    return False
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -341,11 +337,15 @@ cdef inline bint hourglass_left(const Survive* s) noexcept nogil:
 
 
 cdef bint creature_can_move(const Survive* s, int kind) noexcept nogil:
-    cdef uint8_t dest[64]
+    """A creature of ``kind`` has a move: one it may enter next to it (``creature_destinations`` reaches two spaces
+    only through such a cell, so it lists nothing else when there is none)."""
+    cdef int k
     cdef int c = next_bit(s.creature_bits, -1)
     while c >= 0:
-        if s.creatures[c][kind] and creature_destinations(s, kind, c, NO_NODE, dest) > 0:
-            return True
+        if s.creatures[c][kind]:
+            for k in range(NUM_NEIGHBOURS[c]):
+                if creature_may_enter(s, kind, NEIGHBOURS[c][k], NO_NODE):
+                    return True
         c = next_bit(s.creature_bits, c)
     return False
 
@@ -832,7 +832,7 @@ cdef int gen_continuation(const Survive* s, int32_t* out) noexcept nogil:
 cdef int s_legal_actions(const void* p, int32_t* out) noexcept nogil:
     cdef const Survive* s = <const Survive*>p
     cdef int n = 0
-    cdef int c, land
+    cdef int c, k, land
     if s.to_move < 0:
         return 0
     if s.decision == D_BOARD:
@@ -851,13 +851,13 @@ cdef int s_legal_actions(const void* p, int32_t* out) noexcept nogil:
         n = gen_action_phase(s, out)
     elif s.phase == PH_RISING:
         # Rising Waters: take any Island tile among the thinnest tiles remaining on the board.
-        for land in range(BEACH, MOUNTAIN + 1):
-            for c in range(NUM_CELLS):
+        land = thinnest_land(s, &c)
+        if land >= 0:
+            for k in range(NUM_SLOTS):              # only island slots ever hold a tile
+                c = SLOTS_ASCENDING[k]
                 if s.terrain[c] == land:
                     out[n] = act(K_REMOVE_TILE, land - BEACH, 0, 0, 0, c, 0)
                     n += 1
-            if n:
-                break
     elif s.phase == PH_CREATURE or s.phase == PH_DIE_MOVE:
         n = gen_creature_moves(s, s.die_type, out)
     elif s.phase == PH_SUMMON:
