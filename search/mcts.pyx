@@ -30,7 +30,10 @@ minimax * best``. A mean over a few random continuations undervalues a move whos
 Memory: a node is 56 bytes (its value sum is a double: a float's running sum drifted by a large share of the gaps
 between moves over millions of rewards; the sum of squares and the minimax value beside it) and the child index 24
 bytes per node (a 12-byte slot, kept at most half full), so 80 bytes per node; the node capacity bounds it, after
-which the trees stop growing and iterations go on.
+which the trees stop growing and iterations go on. After 1,024 iterations and at each doubling a search lays its
+trees out again breadth first, each node's children side by side (``arena_compact``: selection reads every child of
+each node on its path, and children appended as they came lay a cache line apart each; about an eighth less CPU for
+a 4-seat Survive search of 30,000 iterations), holding a second copy of the nodes while it does.
 """
 
 from libc.math cimport log, sqrt
@@ -64,6 +67,8 @@ ALGORITHMS = {"ismcts": ALG_ISMCTS, "pimc": ALG_PIMC, "flat": ALG_FLAT, "cheat":
 # SearchConfig.playout_to
 PLAYOUT_TO = {"steps": TO_STEPS, "turn": TO_TURN, "own_turn": TO_OWN_TURN, "chance": TO_CHANCE}
 NODE_BYTES = 80
+# A tree search lays its trees out again (``arena_compact``) after this many iterations, and again at each doubling.
+cdef int64_t COMPACT_FIRST = 1024
 MAX_KEPT_NODES = 8_000_000   # a reused tree and the new growth together stay below this many nodes
 
 cdef enum:
@@ -76,6 +81,19 @@ cdef inline double now() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+def compaction(first=None):
+    """The iteration count at which a tree search first lays its trees out again (``arena_compact``; then at each
+    doubling), set to ``first`` when given (a number of iterations; 0 turns it off); returns the value before. For tests
+    and benchmarks: the layout changes where nodes lie in memory, never a result."""
+    global COMPACT_FIRST
+    before = COMPACT_FIRST
+    if first is not None:
+        if first < 0:
+            raise ValueError(f"compaction: expected a number of iterations >= 0, not {first}")
+        COMPACT_FIRST = first if first > 0 else -1
+    return before if before > 0 else 0
 
 
 def monotonic():
@@ -108,6 +126,67 @@ cdef void arena_free(Arena* a) noexcept nogil:
     free(a.nodes)
     free(a.keys)
     free(a.children)
+
+
+cdef void arena_compact(Arena* a, int trees) noexcept nogil:
+    """Lay the trees out again breadth first from their roots (node t stays tree t's root), each node's children side
+    by side in their sibling order, and rebuild the child index. Nothing a search reads changes (every link, key and
+    statistic is the same, renumbered); what changes is where the nodes lie: new children are appended wherever the
+    arena has reached, so a node's siblings end up a cache line apart each, and selection, which reads every child of
+    every node on its path, waits on memory for each. Skipped when memory is short or a node is not under a root."""
+    cdef int32_t count = a.count, head = 0, tail = trees, o, child, n
+    cdef int32_t* order = <int32_t*>malloc(count * sizeof(int32_t))     # new id -> old id
+    cdef int32_t* renamed = <int32_t*>malloc(count * sizeof(int32_t))   # old id -> new id
+    cdef int32_t* parent = <int32_t*>malloc(count * sizeof(int32_t))    # by new id
+    cdef Node* fresh = <Node*>malloc(a.capacity * sizeof(Node))
+    cdef Node* node
+    cdef uint64_t key, i
+    if order == NULL or renamed == NULL or parent == NULL or fresh == NULL or trees > count:
+        free(order)
+        free(renamed)
+        free(parent)
+        free(fresh)
+        return
+    for n in range(trees):
+        order[n] = n
+        renamed[n] = n
+        parent[n] = NO_NODE
+    while head < tail:
+        o = order[head]
+        child = a.nodes[o].first_child
+        while child != NO_NODE and tail < count:
+            order[tail] = child
+            renamed[child] = tail
+            parent[tail] = head
+            tail += 1
+            child = a.nodes[child].next_sibling
+        head += 1
+    if tail != count:
+        free(order)
+        free(renamed)
+        free(parent)
+        free(fresh)
+        return
+    memset(a.keys, 0, (a.mask + 1) * sizeof(uint64_t))
+    for n in range(count):
+        node = &fresh[n]
+        node[0] = a.nodes[order[n]]
+        if node.first_child != NO_NODE:
+            node.first_child = renamed[node.first_child]
+        if node.next_sibling != NO_NODE:
+            node.next_sibling = renamed[node.next_sibling]
+        if parent[n] != NO_NODE:
+            key = edge_key(parent[n], node.action)
+            i = slot_hash(key) & a.mask
+            while a.keys[i] != 0:
+                i = (i + 1) & a.mask
+            a.keys[i] = key
+            a.children[i] = n
+    free(a.nodes)
+    a.nodes = fresh
+    free(order)
+    free(renamed)
+    free(parent)
 
 
 cdef inline uint64_t slot_hash(uint64_t key) noexcept nogil:
@@ -849,6 +928,7 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
     cdef int k
     cdef int32_t slot, action
     cdef int64_t total = budget if budget >= 0 else prm.iterations
+    cdef int64_t compact_at = COMPACT_FIRST
     if not walk_init(&w, vt, 1 if perfect else prm.players, prm.players):
         walk_free(&w)
         return 0
@@ -865,6 +945,9 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
             walk_free(&w)
             return 0
     while not stop_now(prm, out.iterations) and (budget < 0 or done < budget):
+        if done == compact_at and done > 0:
+            arena_compact(arena, w.trees)
+            compact_at *= 2
         sample_world(vt, root, prm, arena, rng, resample, &w, out)
         if prm.playout_to != TO_STEPS:
             w.leaf_turn = turn_of(vt, w.world, prm.seat)
