@@ -31,6 +31,7 @@ CASES = [
     ("survive", 4, {"iterations": 3000}),  # one tree per seat
     ("survive", 4, {"iterations": 3000, "refine": 2, "refine_screen": 1500, "playout_to": "own_turn"}),
     ("survive", 2, {"iterations": 3000, "algorithm": "pimc", "worlds": 2}),  # one tree a world
+    ("survive", 2, {"iterations": 3000, "halving": True, "open_loop": True}),  # the root's node held across rounds
     ("small_islands", 3, {"iterations": 2000}),
     ("islet", 2, {"iterations": 3000, "threads": 2}),  # a tree per thread, pooled
     ("leduc_poker", 2, {"iterations": 4000, "private_roots": True}),
