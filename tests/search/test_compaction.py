@@ -33,6 +33,7 @@ CASES = [
     ("survive", 2, {"iterations": 3000, "algorithm": "pimc", "worlds": 2}),  # one tree a world
     ("survive", 2, {"iterations": 3000, "halving": True, "open_loop": True}),  # the root's node held across rounds
     ("small_islands", 3, {"iterations": 2000}),
+    ("small_islands", 2, {"iterations": 3000, "node_capacity": 1500}),  # a full tree laid out again
     ("islet", 2, {"iterations": 3000, "threads": 2}),  # a tree per thread, pooled
     ("leduc_poker", 2, {"iterations": 4000, "private_roots": True}),
 ]
