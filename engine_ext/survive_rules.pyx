@@ -832,7 +832,7 @@ cdef int gen_continuation(const Survive* s, int32_t* out) noexcept nogil:
 cdef int s_legal_actions(const void* p, int32_t* out) noexcept nogil:
     cdef const Survive* s = <const Survive*>p
     cdef int n = 0
-    cdef int c, k, land
+    cdef int c, k, land, count
     if s.to_move < 0:
         return 0
     if s.decision == D_BOARD:
@@ -851,7 +851,7 @@ cdef int s_legal_actions(const void* p, int32_t* out) noexcept nogil:
         n = gen_action_phase(s, out)
     elif s.phase == PH_RISING:
         # Rising Waters: take any Island tile among the thinnest tiles remaining on the board.
-        land = thinnest_land(s, &c)
+        land = thinnest_land(s, &count)
         if land >= 0:
             for k in range(NUM_SLOTS):              # only island slots ever hold a tile
                 c = SLOTS_ASCENDING[k]

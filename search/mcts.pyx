@@ -945,7 +945,7 @@ cdef int tree_search(const GameVTable* vt, const void* root, const Params* prm, 
             walk_free(&w)
             return 0
     while not stop_now(prm, out.iterations) and (budget < 0 or done < budget):
-        if done == compact_at and done > 0:
+        if done == compact_at:                      # never when it is off (-1)
             arena_compact(arena, w.trees)
             compact_at *= 2
         sample_world(vt, root, prm, arena, rng, resample, &w, out)
