@@ -174,6 +174,9 @@ cdef inline void clone_into(const GameVTable* vt, void* dst, const void* src) no
     memcpy(dst, src, vt.state_size)
 
 
+cpdef check_int(data, str key, long lo, long hi, str prefix=*, bint missing_zero=*)
+
+
 cdef class State:
     cdef const GameVTable* vt
     cdef void* buf

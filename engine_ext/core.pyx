@@ -48,6 +48,23 @@ class InvalidObservation(ValueError):
         return type(self), (self.field, self.message)
 
 
+cpdef check_int(data, str key, long lo, long hi, str prefix="", bint missing_zero=False):
+    """``data[key]`` as an integer in ``lo..hi``, or ``InvalidObservation`` naming ``prefix + key`` (the loaders of
+    states and observations read every count through it: compiled, since a board game's view holds about a hundred).
+    ``missing_zero``: the key may be left out for 0 (count maps write only nonzero entries, so an explicit 0 is
+    refused too: it could not have been written)."""
+    if not isinstance(data, dict):
+        raise InvalidObservation(prefix.rstrip(".") or key, "expected an object")
+    value = (<dict>data).get(key, 0 if missing_zero else None)
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        shown = repr(value)
+        raise InvalidObservation(
+            prefix + key, f"expected an integer {lo}..{hi}, got {shown if len(shown) <= 40 else shown[:40] + '...'}")
+    if missing_zero and value == 0 and key in data:
+        raise InvalidObservation(prefix + key, "zero counts are left out")
+    return value
+
+
 cdef class State:
     """One game position. Subclasses set the table in ``__cinit__`` through ``attach``."""
 
@@ -174,6 +191,35 @@ cdef class State:
         """What ``seat`` observes of ``action`` taken in this state."""
         self.check_seat(seat)
         return self.vt.observed_action(self.buf, action, seat)
+
+    def observed_as(self, int32_t observed, int seat):
+        """The first move here that ``seat`` observes as ``observed`` (a legal action, or a chance outcome at a
+        chance node, in the order those lists give them), or None: how a line of observed moves is replayed in one
+        sampled world (``search.principal_line``), without a Python call for each candidate."""
+        self.check_seat(seat)
+        cdef int player = self.vt.current_player(self.buf)
+        cdef int n, i
+        cdef int32_t found = -1
+        cdef int32_t* moves
+        cdef double* probs = NULL
+        if player == TERMINAL_PLAYER:
+            return None
+        if player == CHANCE_PLAYER:
+            moves = <int32_t*>malloc(self.vt.max_chance_outcomes * sizeof(int32_t))
+            probs = <double*>malloc(self.vt.max_chance_outcomes * sizeof(double))
+            n = self.vt.chance_outcomes(self.buf, moves, probs) if moves != NULL and probs != NULL else -1
+        else:
+            moves = <int32_t*>malloc(self.vt.max_actions * sizeof(int32_t))
+            n = self.vt.legal_actions(self.buf, moves) if moves != NULL else -1
+        for i in range(n):
+            if self.vt.observed_action(self.buf, moves[i], seat) == observed:
+                found = moves[i]
+                break
+        free(moves)
+        free(probs)
+        if n < 0:
+            raise MemoryError()
+        return None if found < 0 else found
 
     def private_key(self, int seat):
         """The game's name for what ``seat`` alone knows in this state (``GameVTable.private_key``: its card in the

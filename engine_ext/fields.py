@@ -1,14 +1,12 @@
-"""Field readers shared by the board games' JSON and observation loaders (``from_json``, ``from_observation``).
-
-Each raises ``InvalidObservation`` naming the field, so a bad state or view is refused with the path of its first bad
-field and nothing is half-loaded.
+"""Field readers shared by the board games' JSON and observation loaders (``from_json``, ``from_observation``): a cell
+name as coordinates, and the path of the first field where a loaded view and the one written back differ. The counts
+are read by ``engine_ext.core.check_int``, which raises ``InvalidObservation`` naming the field, so a bad state or view
+is refused with the path of its first bad field and nothing is half-loaded.
 """
 
 from __future__ import annotations
 
 import re
-
-from engine_ext.core import InvalidObservation
 
 XY = re.compile(r"\((-?\d+),\s?(-?\d+)\)")
 
@@ -19,19 +17,6 @@ def parse_xy(text: str, what: str = "cell") -> tuple[int, int]:
     if not m:
         raise ValueError(f"expected a {what} like (1,-1), not {text[:20]!r}")
     return int(m.group(1)), int(m.group(2))
-
-
-def check_int(data, key: str, lo: int, hi: int, prefix: str = "", missing_zero: bool = False) -> int:
-    """``data[key]`` as an integer in ``lo..hi``. ``missing_zero``: the key may be left out for 0 (count maps write
-    only nonzero entries, so an explicit 0 is refused too: it could not have been written)."""
-    if not isinstance(data, dict):
-        raise InvalidObservation(prefix.rstrip(".") or key, "expected an object")
-    value = data.get(key, 0 if missing_zero else None)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise InvalidObservation(prefix + key, f"expected an integer {lo}..{hi}")
-    if missing_zero and key in data and value == 0:
-        raise InvalidObservation(prefix + key, "zero counts are left out")
-    return value
 
 
 def first_difference(a, b, path: str = "") -> str:

@@ -42,11 +42,11 @@ from libc.stdint cimport int32_t, uint64_t
 from libc.string cimport memset
 
 from engine_ext.core cimport State
+from engine_ext.core cimport check_int as _check_int
 from engine_ext.small_islands_rules cimport *
 
 from engine_ext.core import IllegalAction, InvalidObservation
 from engine_ext.fields import parse_xy
-from engine_ext.fields import check_int as _check_int
 from engine_ext.fields import first_difference as _first_difference
 from engine_ext.registry import GameInfo, SearchDefaults
 
@@ -986,23 +986,29 @@ def draw(dict obs):
 
 
 def belief_summary(worlds, int seat):
-    """Over sampled worlds: how often each other seat holds each Objective this round (``"seat k"`` keys, as every
-    game's summary names seats; cards in number order)."""
+    """Over sampled worlds: how often each other seat holds each Objective this round (``"seat k"`` keys in seat
+    order, as every game's summary names seats; cards in number order; a card shown face up is not hidden, so it is
+    not counted). Counted in a C array over the worlds (part of every Suggest reply), then named once."""
+    cdef int counts[MAX_SEATS][NUM_OBJECTIVES]
+    cdef SmallIslands* s
+    cdef int other, card, players = 0
+    memset(counts, 0, sizeof(counts))
     n = len(worlds)
-    summary = {}
     for world in worlds:
-        for other in range(world.num_players()):
-            if other == seat:
-                continue
-            card = world.private_info(other).get("objective")
-            if card:
-                row = summary.setdefault(f"seat {other}", {})
-                row[card] = row.get(card, 0) + 1 / n
-    return {
-        "objectives": {k: {c: round(v, 3) for c, v in sorted(row.items(), key=lambda cv: int(cv[0][1:]))}
-                       for k, row in summary.items()},
-        "worlds": n,
-    }
+        s = (<SmallIslandsState>world).g()
+        players = s.num_players
+        for other in range(players):
+            card = s.obj_cur[other]
+            if card >= 0 and s.revealed[other] != card:
+                counts[other][card] += 1
+    objectives = {}
+    for other in range(players):
+        if other != seat:
+            row = {f"O{card + 1}": round(counts[other][card] / n, 3)
+                   for card in range(NUM_OBJECTIVES) if counts[other][card]}
+            if row:
+                objectives[f"seat {other}"] = row
+    return {"objectives": objectives, "worlds": n}
 
 
 def evidence_move(int action):

@@ -54,6 +54,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from engine_ext.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, GameVTable, State, clone_into
+from engine_ext.core cimport check_int as _check_int
 from engine_ext.survive_rules cimport *
 
 from engine_ext.survive_board import (
@@ -558,13 +559,6 @@ cdef class SurviveState(State):
 def _entry_order(entry):
     return (STATUS_NAMES.index(entry["status"]), entry["cell"] or "", entry["aboard"], entry["swum"],
             entry.get("value", 0))
-
-
-def _check_int(dict data, str key, int lo, int hi, str prefix=""):
-    value = data.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise InvalidObservation(prefix + key, f"expected an integer {lo}..{hi}, got {value!r}")
-    return value
 
 
 def _check_choice(dict data, str key, tuple names, str prefix="control."):

@@ -846,11 +846,7 @@ def principal_line(state, seat, observed_ids: list[int], seed: int) -> list[str]
     for observed in observed_ids:
         if world.is_terminal():
             break
-        if world.current_player() == engine_ext.CHANCE:
-            options = [a for a, _ in world.chance_outcomes()]
-        else:
-            options = world.legal_actions()
-        match = next((a for a in options if world.observed_action(a, seat) == observed), None)
+        match = world.observed_as(observed, seat)
         if match is None:
             break
         texts.append(world.action_to_string(observed))

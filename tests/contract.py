@@ -110,6 +110,20 @@ def check_observations(state) -> None:
             )
 
 
+def check_observed_as(state) -> None:
+    """``observed_as(o, seat)`` is the first move (in the listed order) that ``seat`` observes as ``o``, and None for
+    what no move here looks like, or when the game is over."""
+    options = [] if state.is_terminal() else _options(state)
+    for seat in range(state.num_players()):
+        first: dict[int, int] = {}
+        for action in options:
+            first.setdefault(state.observed_action(action, seat), action)
+        for observed, action in first.items():
+            assert state.observed_as(observed, seat) == action, "observed_as is not the first move seen that way"
+        unseen = max([*first, *options, 0]) + 1
+        assert state.observed_as(unseen, seat) is None, "observed_as matched a move that no move here looks like"
+
+
 def check_seed_decides_the_setup(new_game, random_setup: bool) -> None:
     """``new_game(seed)`` is reproducible; a game with a random set-up varies with the seed, one without ignores it."""
     first = new_game(11).to_json()
@@ -147,6 +161,7 @@ def check_all(state, rng: random.Random) -> None:
     check_illegal_actions_leave_state_unchanged(state, rng)
     check_action_strings_round_trip(state)
     check_observations(state)
+    check_observed_as(state)
     check_hidden_facts_vary(state)
 
 

@@ -337,6 +337,38 @@ def test_every_games_belief_summary_names_the_other_seats_alike(game, players, d
         assert list(row) == sorted(row, key=order) and all(v > 0 for v in row.values())
 
 
+@pytest.mark.parametrize(("game", "players"), [("islet", 3), ("islet", 4), ("small_islands", 3), ("small_islands", 4)])
+def test_the_island_games_belief_summaries_are_the_means_of_what_the_worlds_hold(game, players):
+    # Each figure is the mean over the worlds of what ``private_info`` says another seat holds: an Islet hand's tiles
+    # by type, a Small Islands Objective still face down (a card shown is no belief). Counted in C, so checked here.
+    facts = "hands" if game == "islet" else "objectives"
+    positions = random_decision_positions(game, players, 300, seed=5)
+
+    def others_shown(state) -> int:  # Objectives another seat shows face up while it harvests
+        seat = state.current_player()
+        return sum(1 for k, entry in enumerate(state.observation(seat)["seats"]) if k != seat and entry.get("revealed"))
+
+    shown = [p for p in positions if game == "small_islands" and others_shown(p)]
+    for state in positions[::10] + shown[:10]:
+        seat = state.current_player()
+        worlds = [state.determinize(seat, k) for k in range(7)]
+        expected: dict[str, dict[str, float]] = {}
+        for world in worlds:
+            for other in range(players):
+                info = world.private_info(other)
+                held = info.get("hand", {}) if game == "islet" else {info["objective"]: 1} if "objective" in info else {}
+                for name, count in held.items():
+                    if other != seat:
+                        row = expected.setdefault(f"seat {other}", {})
+                        row[name] = row.get(name, 0) + count / len(worlds)
+        summary = engine_ext.game_info(game).belief_summary(worlds, seat)
+        assert summary["worlds"] == len(worlds)
+        assert list(summary[facts]) == sorted(expected, key=lambda key: int(key.split()[1]))
+        for key, row in expected.items():
+            assert summary[facts][key] == {name: pytest.approx(v, abs=5e-4) for name, v in row.items()}
+    assert game == "islet" or shown  # the sample holds Objectives shown face up, which must not be counted
+
+
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
