@@ -22,10 +22,11 @@ Rulings this module adds (docs/rules/small_islands.md; each is tested):
 - A Reward that lets the player choose a resource scores the best choice (the choice has no other effect).
 - A tile discarded because nothing fits is shown (it leaves the game face up).
 - A House goes on a free mark of the island's lowest region (which mark never matters, only the island).
-- ``determinize`` deals the other seats' Objectives from every card whose place the seat does not know; it does not
-  use that a card kept last round cannot be one revealed last round (a belief approximation, not a rule). A search
-  with ``beliefs`` deals the other seats' Objectives for the round by its weights instead of uniformly
-  (``weigh_objectives``, ``key_evidence``: what their placements and Bonus tokens showed; never part of the position).
+- ``determinize`` deals the other seats' Objectives from every card whose place the seat does not know (a card shown
+  in this round's Harvest and returned stays in the deck); it does not use that a card kept last round cannot be one
+  revealed last round (a belief approximation, not a rule). A search with ``beliefs`` deals the other seats'
+  Objectives for the round by its weights instead of uniformly (``weigh_objectives``, ``key_evidence``: what their
+  placements and Bonus tokens showed; never part of the position).
 
 Information (``observation(seat)``): the board with every icon and token, the display, every count (deck, Navigation
 deck, hands, Houses, tokens, Objective deck), the Prestige Points, the Ships; a seat sees its own hand, Objectives and
@@ -772,7 +773,8 @@ cdef class SmallIslandsState(State):
             raise InvalidObservation("deck_size", f"{len(unseen)} tiles are unseen, not deck + navigation")
         for t in unseen:
             s.pool |= (<uint64_t>1) << t
-        # Objectives: own and revealed cards are known; the others fill up from the rest.
+        # Objectives: own and shown cards are known (a card shown and returned in this Harvest is in the deck); the
+        # others fill up from the rest.
         known_cards = set()
         for i in range(s.num_players):
             for c in (s.obj_cur[i], s.obj_next[i]):
@@ -784,11 +786,15 @@ cdef class SmallIslandsState(State):
         top = data.get("objective_top")
         if top is not None:
             known_cards.add(_card_field(top, "objective_top"))
+        returned = set()  # shown in this Harvest and gone back to the deck, where every seat saw it go
         for i, entry in enumerate(data["seats"]):
-            if i != seat and entry.get("has_objective") is True and s.revealed[i] >= 0:
-                if s.revealed[i] in known_cards:
-                    raise InvalidObservation(f"seats[{i}].revealed", "a card shown twice")
-                known_cards.add(s.revealed[i])
+            if s.revealed[i] < 0 or (i == seat and s.obj_cur[i] >= 0):
+                continue  # nothing shown, or the seat's own card in its hand: known already
+            if s.revealed[i] in known_cards:
+                raise InvalidObservation(f"seats[{i}].revealed", "a card shown twice")
+            known_cards.add(s.revealed[i])
+            if entry.get("has_objective") is not True:
+                returned.add(s.revealed[i])
         free = [c for c in range(NUM_OBJECTIVES) if c not in known_cards]
         for i, entry in enumerate(data["seats"]):
             if i == seat:
@@ -805,7 +811,7 @@ cdef class SmallIslandsState(State):
         elif data.get("objective_top_by") is not None:
             s.obj_top = free[0]
         deck_size = _check_int(data, "objective_deck_size", 0, NUM_OBJECTIVES)
-        for c in free:
+        for c in free + sorted(returned):
             s.obj_deck |= 1 << c
         if s.obj_top >= 0:
             s.obj_deck |= 1 << s.obj_top

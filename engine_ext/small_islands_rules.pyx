@@ -1092,12 +1092,12 @@ cdef int32_t ss_private_key(const void* ptr, int seat) noexcept nogil:
 
 cdef void ss_determinize(void* ptr, int seat, Rng* rng) noexcept nogil:
     """Resample what ``seat`` cannot see, from its observation alone: the other seats' hand tiles it has not seen
-    taken (from the unseen pool), their Objectives (from the cards whose place it does not know) and their Discovery
-    tokens (from the pile and their tokens)."""
+    taken (from the unseen pool), their Objectives (from the cards whose place it does not know: not one shown in this
+    Harvest, which went back to the deck) and their Discovery tokens (from the pile and their tokens)."""
     cdef SmallIslands* s = <SmallIslands*>ptr
     cdef int o, k, _k, pick, v, total, hidden
     cdef uint64_t pool = s.pool, bits
-    cdef uint16_t unknown
+    cdef uint16_t unknown, returned
     cdef int disc_pool[NUM_DISC_VALUES]
     # Landscape tiles. Identical tiles are one kind and the board records kinds, so which ids of a kind are unseen
     # is not in the observation: take the highest free ids of each kind, as many as are unseen (from_observation
@@ -1136,10 +1136,16 @@ cdef void ss_determinize(void* ptr, int seat, Rng* rng) noexcept nogil:
             pool &= ~((<uint64_t>1) << v)
             s.hand[o] |= (<uint64_t>1) << v
     s.pool = pool
-    # Objectives: the deck (but a top card the seat returned itself) and the others' unrevealed cards
+    # Objectives: the deck (but a top card the seat returned itself, and the cards shown in this Harvest and returned:
+    # every seat saw them go back) and the others' unrevealed cards
     unknown = s.obj_deck
     if s.obj_top >= 0 and s.obj_top_by == seat:
         unknown &= ~(1 << s.obj_top)
+    returned = 0
+    for o in range(s.num_players):
+        if s.revealed[o] >= 0 and s.obj_cur[o] != s.revealed[o]:
+            returned |= 1 << s.revealed[o]
+    unknown &= ~returned
     for o in range(s.num_players):
         if o == seat:
             continue
@@ -1165,7 +1171,7 @@ cdef void ss_determinize(void* ptr, int seat, Rng* rng) noexcept nogil:
         unknown |= 1 << s.obj_top                 # it stays in the deck, on top
     if s.obj_top >= 0 and s.obj_top_by == seat:
         unknown |= 1 << s.obj_top
-    s.obj_deck = unknown
+    s.obj_deck = unknown | returned
     # Discovery tokens
     for v in range(NUM_DISC_VALUES):
         disc_pool[v] = s.disc_pile[v]

@@ -6,6 +6,7 @@ a flower / a fruit), t42 a bay (Land N, E, W: leaf, fruit, house mark), t48 inla
 
 import json
 import math
+import random
 
 import pytest
 from small_islands_positions import play, position, seat, texts
@@ -419,6 +420,44 @@ def test_hidden_hands_objectives_and_tokens_are_resampled():
     for seed in range(5):
         world = state.determinize(0, seed)
         assert world.observation(0) == state.observation(0) and not world.invariant_violations()
+
+
+def harvests_with_a_card_returned(players, count, seed=4):
+    """Positions of random games in a Harvest after at least one seat has shown its Objective and returned it."""
+    rng, found = random.Random(seed), []
+    state = engine_ext.new_game("small_islands", players, seed=seed)
+    while len(found) < count:
+        if state.is_terminal():
+            state = engine_ext.new_game("small_islands", players, seed=rng.getrandbits(30))
+        if state.current_player() == engine_ext.CHANCE:
+            state.apply(rng.choice(state.chance_outcomes())[0])
+            continue
+        seats = state.observation(state.current_player())["seats"]
+        if any(entry["revealed"] and not entry["has_objective"] for entry in seats):
+            found.append(state.clone())
+        state.apply(rng.choice(state.legal_actions()))
+    return found
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_an_objective_shown_and_returned_in_the_harvest_stays_in_the_deck_in_every_world(players):
+    # Every seat saw it go back to the Objective deck, so no sampled world deals it to anyone until the next round's
+    # shuffle: not as another seat's Objective for this round, not as one kept for the next.
+    for state in harvests_with_a_card_returned(players, 12)[::2]:
+        seat = state.current_player()
+        view = state.observation(seat)
+        returned = {entry["revealed"] for entry in view["seats"] if entry["revealed"] and not entry["has_objective"]}
+        rebuilt = engine_ext.from_observation("small_islands", view)
+        for source in (state, rebuilt):
+            for world_seed in range(20):
+                world = source.determinize(seat, world_seed)
+                held = set()
+                for other in range(players):
+                    info = world.private_info(other)
+                    held |= {info.get("objective"), info.get("next_objective")}
+                assert not returned & held, (returned, held)
+                assert json.loads(world.to_json())["objective_deck"] is not None
+                assert returned <= set(json.loads(world.to_json())["objective_deck"])
 
 
 def test_the_issue_examples_parse():
