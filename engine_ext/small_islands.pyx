@@ -134,6 +134,9 @@ def _canonical_ids():
 
 
 CANONICAL = _canonical_ids()
+# Each kind (its lowest id) with its tiles, kinds in order: what loading an observation deals hidden tiles from.
+KIND_MEMBERS = tuple(
+    (kind, tuple(t for t in range(NUM_LAND) if CANONICAL[t] == kind)) for kind in sorted(set(CANONICAL)))
 
 
 def tile_name(int tile):
@@ -754,8 +757,7 @@ cdef class SmallIslandsState(State):
         board_kinds = collections.Counter(CANONICAL[s.placed[k].id] for k in range(s.num_placed)
                                           if s.placed[k].id < FIRST_START)
         unseen = []
-        for kind in sorted(set(CANONICAL)):
-            members = [t for t in range(NUM_LAND) if CANONICAL[t] == kind]
+        for kind, members in KIND_MEMBERS:
             free = [t for t in members if t not in present]
             if len(free) < board_kinds[kind]:
                 raise InvalidObservation("board", f"more tiles like t{kind} than exist")

@@ -72,27 +72,45 @@ def observation_from_proto(msg: pb.Observation) -> dict:
     if which != wire.view:
         raise CodecError("observation.game", f"{game!r} does not match the view sent ({which})")
     view = getattr(msg, which)
-    if view.ByteSize() > wire.max_bytes:
-        raise CodecError(f"observation.{which}", f"{view.ByteSize()} bytes: no {game} view is above {wire.max_bytes}")
+    size = view.ByteSize()
+    if size > wire.max_bytes:
+        raise CodecError(f"observation.{which}", f"{size} bytes: no {game} view is above {wire.max_bytes}")
     _check_fields(view, wire, f"observation.{which}")
     return wire.from_proto(view)
 
 
 def _check_fields(view, wire: WireCodec, prefix: str) -> None:
     """Only the game's own fields, and no list longer than the game allows (nested messages included)."""
-    for descriptor, value in view.ListFields():
-        path = f"{prefix}.{descriptor.name}"
-        if wire.fields is not None and prefix.count(".") == 1 and descriptor.name not in wire.fields:
-            raise CodecError(path, f"{wire.view} has no field {descriptor.name}")
-        if descriptor.is_repeated:
-            limit = wire.max_lengths.get(descriptor.name, DEFAULT_MAX_LENGTH)
+    if wire.fields is not None:
+        for descriptor, _ in view.ListFields():
+            if descriptor.name not in wire.fields:
+                raise CodecError(f"{prefix}.{descriptor.name}", f"{wire.view} has no field {descriptor.name}")
+    _check_lists(view, wire, prefix)
+
+
+def _check_lists(view, wire: WireCodec, prefix: str) -> None:
+    for name, repeated, walk in _list_fields(view.DESCRIPTOR):
+        value = getattr(view, name)
+        if repeated:
+            limit = wire.max_lengths.get(name, DEFAULT_MAX_LENGTH)
             if len(value) > limit:
-                raise CodecError(path, f"{len(value)} entries: at most {limit}")
-            if descriptor.message_type is not None and _has_lists(descriptor.message_type):
+                raise CodecError(f"{prefix}.{name}", f"{len(value)} entries: at most {limit}")
+            if walk:
                 for k, item in enumerate(value):
-                    _check_fields(item, wire, f"{path}[{k}]")
-        elif descriptor.message_type is not None and _has_lists(descriptor.message_type):
-            _check_fields(value, wire, path)
+                    _check_lists(item, wire, f"{prefix}.{name}[{k}]")
+        elif view.HasField(name):  # a nested message that holds lists
+            _check_lists(value, wire, f"{prefix}.{name}")
+
+
+@cache
+def _list_fields(message_type) -> tuple[tuple[str, bool, bool], ...]:
+    """The fields of a message type that hold lists: ``(name, repeated, walk)``, where ``walk`` says whether each
+    value (each entry of a repeated field) is a message holding lists in turn. Checked once per type, not per call."""
+    return tuple(
+        (f.name, f.is_repeated, f.message_type is not None and _has_lists(f.message_type))
+        for f in message_type.fields
+        if f.is_repeated or (f.message_type is not None and _has_lists(f.message_type))
+    )
 
 
 @cache
