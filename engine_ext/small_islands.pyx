@@ -134,7 +134,9 @@ def _canonical_ids():
 
 
 CANONICAL = _canonical_ids()
-# Each kind (its lowest id) with its tiles, kinds in order: what loading an observation deals hidden tiles from.
+# How many tiles of each kind (its lowest id) the game has, and which, kinds in order: what a loaded state is checked
+# against and what loading an observation deals hidden tiles from.
+KIND_COUNTS = collections.Counter(CANONICAL)
 KIND_MEMBERS = tuple(
     (kind, tuple(t for t in range(NUM_LAND) if CANONICAL[t] == kind)) for kind in sorted(set(CANONICAL)))
 
@@ -521,7 +523,7 @@ cdef class SmallIslandsState(State):
             int(s.display[k]) for k in range(DISPLAY) if s.display[k] != NO_SLOT] + [
             t for i in range(s.num_players) for t in _ids(s.hand[i])])
         held.update(CANONICAL[s.placed[k].id] for k in range(s.num_placed) if s.placed[k].id < FIRST_START)
-        if held != collections.Counter(CANONICAL):
+        if held != KIND_COUNTS:
             problems.append("a kind of tile is not conserved")
         if board + hands + display + pool + gone != NUM_LAND + 4:
             problems.append(f"tiles: board {board} + hands {hands} + display {display} + unseen {pool} + discarded "

@@ -413,7 +413,7 @@ def suggest(
     state = _as_state(state_or_observation)
     info = engine_ext.game_info(state.game_name)
     try:
-        config = replace(config or SearchConfig(), **settings)
+        config = replace(config or SearchConfig(), **settings) if settings else config or SearchConfig()
     except TypeError:
         unknown = sorted(set(settings) - {f.name for f in fields(SearchConfig)})
         raise TypeError(f"suggest() got unknown settings {unknown}; SearchConfig lists them") from None
