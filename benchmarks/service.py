@@ -1,12 +1,15 @@
 """Service overhead and throughput, against a real `atoll serve` process on loopback.
 
-Usage: python benchmarks/service.py [--calls 300] [--clients 8] [--time-ms 5]
+Usage: python benchmarks/service.py [--calls 300] [--clients 8] [--time-ms 5] [--stages]
 Prints JSON: per game, the time a Suggest call takes beyond the search the server reports (p50, p90: the RPC, the
 observation codec, rebuilding the state, ranking and the belief summary), at 200 iterations and at a fixed search time
-(``--time-ms``), and the throughput of concurrent small searches.
+(``--time-ms``), and the throughput of concurrent small searches. ``--stages``: no server; the Suggest handler called in
+this process at 200 iterations, and the median ms of each part of it beyond the search (what the RPC adds is the
+difference between the two reports).
 """
 
 import argparse
+import functools
 import json
 import random
 import statistics
@@ -18,9 +21,12 @@ import time
 from pathlib import Path
 
 import engine_ext
+import search
 from atoll.client import AtollClient
 from atoll.v1 import atoll_pb2 as pb
 from server import codec
+from server import service as servicer
+from server.budget import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,15 +112,88 @@ def throughput(address: str, clients: int, calls_each: int, iterations: int) -> 
     }
 
 
+class _Context:
+    """The little of a gRPC context that the Suggest handler reads: no deadline, no metadata, never cancelled."""
+
+    def time_remaining(self):
+        return None
+
+    def is_active(self) -> bool:
+        return True
+
+    def invocation_metadata(self) -> tuple:
+        return ()
+
+    def add_callback(self, callback) -> bool:
+        return True
+
+
+# The parts of a Suggest call beyond the search: (module, function, name in the report).
+STAGES = (
+    (codec, "observation_from_proto", "decode_ms"),
+    (engine_ext, "from_observation", "rebuild_state_ms"),
+    (servicer, "bot_settings", "settings_ms"),
+    (search, "_rank", "rank_ms"),
+    (search, "belief_summary", "belief_summary_ms"),
+    (servicer, "search_response", "response_ms"),
+    (servicer, "_log", "log_ms"),
+)
+
+
+def stages(calls: int, iterations: int) -> dict:
+    """The Suggest handler called in this process; each part beyond the search timed by wrapping its function."""
+    times: dict[str, list[float]] = {}
+    originals = [(module, name, getattr(module, name)) for module, name, _ in STAGES]
+
+    def timed(function, key):
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                times[key].append((time.perf_counter() - started) * 1000)
+
+        return wrapper
+
+    for module, name, key in STAGES:
+        setattr(module, name, timed(getattr(module, name), key))
+    report = {}
+    try:
+        handler = servicer.AtollService(host=None, limits=Limits(2, 2, 2))
+        for game in POSITIONS:
+            state = position(game)
+            raw = pb.SuggestRequest(
+                observation=codec.observation_to_proto(state.observation(state.current_player())),
+                settings=pb.BotSettings(iterations=iterations),
+            ).SerializeToString()
+            times.clear()
+            times.update({key: [] for *_, key in STAGES} | {"beyond_search_ms": [], "search_ms": []})
+            for _ in range(calls):
+                started = time.perf_counter()
+                reply = handler.Suggest(raw, _Context())
+                times["beyond_search_ms"].append((time.perf_counter() - started) * 1000 - reply.stats.elapsed_ms)
+                times["search_ms"].append(reply.stats.elapsed_ms)
+            report[game] = {key: round(statistics.median(values), 3) for key, values in times.items() if values}
+    finally:
+        for module, name, original in originals:
+            setattr(module, name, original)
+    return {"calls": calls, "iterations": iterations, "p50": report}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--time-ms", type=int, default=5, help="the search time of the equal-time calls")
+    parser.add_argument("--stages", action="store_true", help="time each part of Suggest in this process instead")
     args = parser.parse_args()
     for name in ("calls", "clients", "time_ms"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')}: expected at least 1, got {getattr(args, name)}")
+    if args.stages:
+        print(json.dumps({"suggest_stages": stages(args.calls, 200)}, indent=2))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         proc = subprocess.Popen(
             [

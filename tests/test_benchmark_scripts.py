@@ -158,6 +158,17 @@ def test_the_service_benchmark_measures_every_product_game_against_a_real_server
     assert done.returncode == 2 and "--time-ms: expected at least 1, got 0" in done.stderr
 
 
+def test_the_service_benchmark_times_each_part_of_suggest_in_process():
+    report = _run("service.py", "--stages", "--calls", "3")["suggest_stages"]
+    assert report["calls"] == 3 and report["iterations"] == 200
+    assert set(report["p50"]) == {"kuhn_poker", "leduc_poker", "survive", "islet", "small_islands"}
+    parts = {"decode_ms", "rebuild_state_ms", "settings_ms", "rank_ms", "belief_summary_ms", "response_ms", "log_ms"}
+    for name, row in report["p50"].items():
+        assert set(row) == parts | {"beyond_search_ms", "search_ms"}, name
+        assert all(value > 0 for value in row.values()), (name, row)
+        assert row["beyond_search_ms"] > max(row[part] for part in parts), (name, row)
+
+
 @pytest.mark.parametrize(
     ("script", "args", "keys"),
     [
