@@ -148,6 +148,8 @@ def test_the_service_benchmark_measures_every_product_game_against_a_real_server
         assert row["calls"] == 3 and row["players"] == (2 if name.endswith("poker") else 4), name
         for budget in ("200_iterations", "5_ms"):
             assert 0 < row[budget]["overhead_ms_p50"] <= row[budget]["overhead_ms_p90"], (name, budget)
+            # the server's handler is part of each call's time: call by call below it, so its median too
+            assert 0 < row[budget]["handler_ms_p50"] < row[budget]["overhead_ms_p50"], (name, budget)
         # a time-budgeted search stops at its time, not before and not much after
         assert 5 <= row["5_ms"]["search_ms_p50"] < 50, name
     assert report["throughput"]["calls"] == report["throughput"]["ok"] == 2 * 25

@@ -356,7 +356,10 @@ def test_the_island_games_belief_summaries_are_the_means_of_what_the_worlds_hold
         for world in worlds:
             for other in range(players):
                 info = world.private_info(other)
-                held = info.get("hand", {}) if game == "islet" else {info["objective"]: 1} if "objective" in info else {}
+                if game == "islet":
+                    held = info.get("hand", {})
+                else:
+                    held = {info["objective"]: 1} if "objective" in info else {}
                 for name, count in held.items():
                     if other != seat:
                         row = expected.setdefault(f"seat {other}", {})
