@@ -205,11 +205,11 @@ cdef class State:
         if player == TERMINAL_PLAYER:
             return None
         if player == CHANCE_PLAYER:
-            moves = <int32_t*>malloc(self.vt.max_chance_outcomes * sizeof(int32_t))
-            probs = <double*>malloc(self.vt.max_chance_outcomes * sizeof(double))
+            moves = <int32_t*>malloc((self.vt.max_chance_outcomes + 1) * sizeof(int32_t))
+            probs = <double*>malloc((self.vt.max_chance_outcomes + 1) * sizeof(double))
             n = self.vt.chance_outcomes(self.buf, moves, probs) if moves != NULL and probs != NULL else -1
         else:
-            moves = <int32_t*>malloc(self.vt.max_actions * sizeof(int32_t))
+            moves = <int32_t*>malloc((self.vt.max_actions + 1) * sizeof(int32_t))
             n = self.vt.legal_actions(self.buf, moves) if moves != NULL else -1
         for i in range(n):
             if self.vt.observed_action(self.buf, moves[i], seat) == observed:
