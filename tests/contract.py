@@ -122,6 +122,13 @@ def check_observed_as(state) -> None:
             assert state.observed_as(observed, seat) == action, "observed_as is not the first move seen that way"
         unseen = max([*first, *options, 0]) + 1
         assert state.observed_as(unseen, seat) is None, "observed_as matched a move that no move here looks like"
+    for seat in (-1, state.num_players()):
+        try:
+            state.observed_as(0, seat)
+        except ValueError as err:
+            assert "does not exist" in str(err)
+        else:
+            raise AssertionError(f"observed_as took seat {seat}")
 
 
 def check_seed_decides_the_setup(new_game, random_setup: bool) -> None:

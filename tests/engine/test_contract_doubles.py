@@ -84,6 +84,14 @@ class SwappedMoveText(Delegating):
         return self.inner.action_to_string(1 - action)
 
 
+class LastObservedAs(Delegating):
+    """observed_as() gives the last move seen that way, not the first (another line than the search's is replayed)."""
+
+    def observed_as(self, observed, seat):
+        matches = [a for a in contract._options(self.inner) if self.inner.observed_action(a, seat) == observed]
+        return matches[-1] if matches else None
+
+
 def dealt_kuhn():
     state = engine_ext.new_game("kuhn_poker", 2)
     state.apply(2)
@@ -140,3 +148,9 @@ def test_a_new_game_that_is_not_reproducible_fails_the_setup_check():
     seeds = iter(range(100))
     with pytest.raises(AssertionError, match="two different set-ups"):
         contract.check_seed_decides_the_setup(lambda seed: engine_ext.new_game("survive", 4, next(seeds)), True)
+
+
+def test_an_observed_as_that_takes_the_last_match_fails_its_check():
+    # at Kuhn's first deal, seat 1 sees every card dealt to seat 0 the same way
+    with pytest.raises(AssertionError, match="first move seen"):
+        contract.check_observed_as(LastObservedAs(engine_ext.new_game("kuhn_poker", 2)))
