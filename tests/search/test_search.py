@@ -344,13 +344,16 @@ def test_the_island_games_belief_summaries_are_the_means_of_what_the_worlds_hold
     facts = "hands" if game == "islet" else "objectives"
     positions = random_decision_positions(game, players, 300, seed=5)
 
-    def others_shown(state) -> int:  # Objectives another seat shows face up while it harvests
-        seat = state.current_player()
-        return sum(1 for k, entry in enumerate(state.observation(seat)["seats"]) if k != seat and entry.get("revealed"))
+    def harvester(state) -> int | None:  # in a Harvest, the seat whose Objective lies face up
+        if game == "islet" or state.observation(state.current_player())["control"]["phase"] != "harvest":
+            return None
+        return state.current_player()
 
-    shown = [p for p in positions if game == "small_islands" and others_shown(p)]
-    for state in positions[::10] + shown[:10]:
-        seat = state.current_player()
+    # In a Harvest another seat's view is summarised too: the harvester's current Objective is shown there.
+    harvests = [p for p in positions if harvester(p) is not None][:10]
+    cases = [(p, p.current_player()) for p in positions[::10]]
+    cases += [(p, (harvester(p) + 1) % players) for p in harvests]
+    for state, seat in cases:
         worlds = [state.determinize(seat, k) for k in range(7)]
         expected: dict[str, dict[str, float]] = {}
         for world in worlds:
@@ -369,7 +372,7 @@ def test_the_island_games_belief_summaries_are_the_means_of_what_the_worlds_hold
         assert list(summary[facts]) == sorted(expected, key=lambda key: int(key.split()[1]))
         for key, row in expected.items():
             assert summary[facts][key] == {name: pytest.approx(v, abs=5e-4) for name, v in row.items()}
-    assert game == "islet" or shown  # the sample holds Objectives shown face up, which must not be counted
+    assert game == "islet" or harvests  # the sample holds Objectives face up, which must not be counted
 
 
 @pytest.mark.parametrize(
