@@ -67,3 +67,38 @@ def test_every_search_setting_is_documented_in_the_architecture_guide():
         budgets = [budget.settings for budget in defaults.by_budget]
         for overrides in [*(defaults.by_players or {}).values(), *budgets]:
             assert set(overrides) <= settings - {"algorithm", "iterations", "time_ms", "seed"}, game
+
+
+def anchor(title: str, seen: dict[str, int]) -> str:
+    """The anchor a Markdown renderer (GitHub's rule) gives a heading: lower case, punctuation and symbols dropped,
+    spaces as hyphens, a repeated one numbered in the document's order."""
+    slug = re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+    count = seen.get(slug, 0)
+    seen[slug] = count + 1
+    return f"{slug}-{count}" if count else slug
+
+
+CONTENTS = ("<!-- contents -->\n", "<!-- /contents -->\n")
+
+
+def contents_block(text: str) -> str:
+    """docs/benchmarks.md's list of contents as it should read: every section and subsection after it, in order,
+    each linked to its heading."""
+    text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)  # a line in a code block is no heading
+    after = text.index(CONTENTS[1]) if CONTENTS[1] in text else text.index("\n## Engine speed")
+    seen: dict[str, int] = {}
+    lines = [CONTENTS[0].strip(), "Contents (the table above gives the latest figure of each target):", ""]
+    for match in re.finditer(r"^(#+) (.+)$", text, re.MULTILINE):
+        level, title = match.groups()
+        link = anchor(title, seen)
+        if match.start() > after and len(level) >= 2:
+            lines.append(f"{'  ' * (len(level) - 2)}- [{title}](#{link})")
+    return "\n".join([*lines, CONTENTS[1]])
+
+
+def test_the_benchmarks_contents_list_every_section_in_order():
+    text = (ROOT / "docs" / "benchmarks.md").read_text()
+    start, end = text.index(CONTENTS[0]), text.index(CONTENTS[1]) + len(CONTENTS[1])
+    assert text[start:end] == contents_block(text), (
+        "docs/benchmarks.md's contents are out of date; replace them with:\n" + contents_block(text)
+    )
