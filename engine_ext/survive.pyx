@@ -77,7 +77,7 @@ from engine_ext.survive_board import (
 
 from engine_ext.core import IllegalAction, InvalidObservation
 from engine_ext.fields import first_difference as _first_difference
-from engine_ext.registry import GameInfo, GameOption, SearchDefaults
+from engine_ext.registry import BudgetDefaults, GameInfo, GameOption, SearchDefaults
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Python API
@@ -1239,13 +1239,21 @@ GAME_INFOS = (
             # [18, 100] with two seats, SPRT H1 after 108 pairs (docs/benchmarks.md, "Survive: the clairvoyant bot's
             # lead is the treasure values").
             by_players={2: {"beliefs": True}},
-            # No budget-dependent setting (``by_budget``): four-seat level 5 (30,000 iterations) searches at these
-            # defaults. Scoring each leaf after the rivals' replies (``playout_to=own_turn,playout_candidates=1``) beat
-            # the defaults' 3,000 from 30,000 up (+44 Elo [11, 75], SPRT H1 after 86 deal groups, thirty-third) and was
-            # level 5's setting for four sessions, but at equal time (21,000 with it against 30,000 without) it was not
-            # stronger by the SPRT: +6 Elo [-28, 37], +0.36 points a game [0.07, 0.65], LLR -1.03 at the 120-group
-            # bound fixed in advance, so it was called back (docs/benchmarks.md, "The head to head at level 5's time,
-            # to its bound", thirty-eighth; the record: benchmarks/records/).
+            # Four seats, 30,000 iterations and more (level 5): ``refine``. A screen of 3,000 iterations at these
+            # defaults ranks the root's moves; the rest of the budget searches the best three again with each leaf
+            # scored at the start of the seat's next turn, after the rivals' replies played on by the light policy. At
+            # equal time (26,000 iterations with it against 30,000 without; 452 against 499 ms of CPU a decision) one
+            # such seat beat three at the defaults by +51 Elo [13, 86], +0.41 points a game [0.10, 0.73], SPRT H1
+            # after 83 deal groups (docs/benchmarks.md, "`refine` adopted at level 5 with four seats", forty-fifth;
+            # the record: benchmarks/records/). Scoring every leaf that way (no screen) had beaten 3,000 but was not
+            # stronger than 30,000 at equal time (+6 Elo [-28, 37] at its 120-group bound, thirty-eighth).
+            by_budget=(
+                BudgetDefaults(
+                    iterations=30_000,
+                    players=4,
+                    settings={"refine": 3, "playout_to": "own_turn", "playout_candidates": 1},
+                ),
+            ),
         ),
         heuristics=(
             "treasure", "danger", "escape", "rafts", "hunt", "swim", "tide", "calm", "tempo", "fitted", "horizon",

@@ -205,19 +205,20 @@ def test_defaults_by_budget_apply_from_their_iterations_and_seat_count(monkeypat
     assert resolved(4) == ("turn", 1.5)  # the default budget (3,000) is below the floor
 
 
-def test_survive_level_5_searches_at_the_defaults_with_every_seat_count():
-    # docs/benchmarks.md, "The head to head at level 5's time, to its bound": scoring leaves after the rivals' replies,
-    # level 5's four-seat setting for four sessions, was not stronger at equal time and was called back
+def test_four_seat_survive_refines_from_level_5_up_and_every_other_search_is_at_the_defaults():
+    # docs/benchmarks.md, "`refine` adopted at level 5 with four seats": at equal time it beat the defaults' 30,000
     info = engine_ext.game_info("survive")
     level5 = search.play.level_settings("survive", 5)
 
     def where(players, iterations):
         config = search.SearchConfig(iterations=iterations).resolved(info, players)
-        return config.playout_to, config.playout_candidates
+        return config.refine, config.refine_screen, config.playout_to, config.playout_candidates
 
-    assert info.search_defaults.by_budget == ()
-    for players in (2, 3, 4, 5):
-        assert where(players, level5.iterations) == ("steps", 8)
+    assert where(4, level5.iterations) == (3, 3000, "own_turn", 1)
+    assert where(4, 100_000) == (3, 3000, "own_turn", 1)
+    assert where(4, search.play.level_settings("survive", 4).iterations) == (0, 3000, "steps", 8)
+    for players in (2, 3, 5):
+        assert where(players, level5.iterations) == (0, 3000, "steps", 8)
 
 
 def test_defaults_by_seat_count_apply_to_that_count(monkeypatch):
