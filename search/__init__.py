@@ -108,6 +108,8 @@ class SearchConfig:
     A cheap, exact evaluation picks the few moves worth telling apart, and the costly, noisy one that sees further
     spends the budget on those alone. A search without a second stage is the screen alone: a budget no larger than
     ``refine_screen``, a search bounded by time alone (it has no budget to split), or fewer than two moves to compare.
+    A second stage stopped by time or cancellation before it has run the screen's iterations (or its whole budget,
+    if that is smaller) leaves the screen's ranking and principal line; its iterations still count.
     With ``reuse`` the screen's trees are the ones kept and reused (the second stage's root is not the seat's).
     ``setup_algorithm``: at the game's set-up decisions (``GameInfo.in_setup``: Survive's placements) a search
     (``ismcts``, ``pimc``, ``flat``, ``cheat``) plays this algorithm instead, on the same budget (``"greedy"``: the
@@ -669,18 +671,27 @@ def _tree_search(
     screen = replace(screen, iterations=config.refine_screen)
     screened, runs = stage(screen, screen.iterations, None, 0)
     best = [action for action, _ in _order(state, screened, screen)][: config.refine]
-    if len(best) < 2 or control.cancelled:
+    if len(best) < 2 or control.cancelled or (deadline and mcts.monotonic() >= deadline):
         return screened, runs
-    refined, second = stage(config, iterations - screen.iterations, best, REFINE_THREADS)
+    planned = iterations - screen.iterations
+    refined, second = stage(config, planned, best, REFINE_THREADS)
+    if sum(run["iterations"] for run in second) < min(planned, config.refine_screen):
+        # Cut short by time or cancelled before it could tell the screen's best moves apart (fewer iterations than
+        # the screen's, when it planned more): a choice among a few noisy visits would be worse than the screen's.
+        return screened, [_both_stages(one, two, one) for one, two in zip(runs, second, strict=True)]
     pooled = {action: entry for action, entry in screened.items() if action not in best}
     for action in best:  # a move the second stage never reached keeps the screen's figures and rank
         entry = refined.get(action)
         pooled[action] = {**entry, "refined": True} if entry and entry["visits"] > 0 else screened[action]
-    merged = []
-    for one, two in zip(runs, second, strict=True):
-        both = {key: one[key] + two[key] for key in ("iterations", "worlds", "nodes")}
-        merged.append({**one, **both, "pv": two["pv"], **({"profile": two["profile"]} if "profile" in two else {})})
+    merged = [_both_stages(one, two, two) for one, two in zip(runs, second, strict=True)]
     return pooled, merged
+
+
+def _both_stages(one: dict, two: dict, chosen: dict) -> dict:
+    """A thread's run of ``refine``'s two stages: the counts of both, and the principal line (and profile) of the
+    stage whose ranking is the search's."""
+    both = {key: one[key] + two[key] for key in ("iterations", "worlds", "nodes")}
+    return {**one, **both, "pv": chosen["pv"], **({"profile": chosen["profile"]} if "profile" in chosen else {})}
 
 
 def _pool(runs: list[dict], players: int) -> dict[int, dict]:

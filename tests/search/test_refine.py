@@ -78,6 +78,29 @@ def test_without_a_second_stage_the_screen_is_the_search():
         assert small.stats["iterations"] == settings["iterations"]
 
 
+@pytest.mark.parametrize("second_iterations", [40, 599, 600])
+def test_a_second_stage_cut_short_leaves_the_screens_choice(monkeypatch, second_iterations):
+    # A time limit or a cancellation that stops the second stage before it has run the screen's iterations (600
+    # here, of 1,400 planned) leaves the screen's ranking: a choice among a few noisy visits would be worse.
+    state = survive_turn_start(4, 2)
+    seat = state.current_player()
+    run = mcts.run
+
+    def cut(state, seat, config, budget, *args, root_moves=None, **kwargs):
+        if root_moves is not None:
+            budget = min(budget, second_iterations)  # what a deadline would leave it
+        return run(state, seat, config, budget, *args, root_moves=root_moves, **kwargs)
+
+    monkeypatch.setattr(mcts, "run", cut)
+    result = search.suggest(state, seat, iterations=2000, refine=3, refine_screen=600, seed=3, top_k=10_000, **SETTINGS)
+    screen = search.suggest(state, seat, iterations=600, seed=3, top_k=10_000, playout_to="steps")
+    assert result.stats["iterations"] == 600 + second_iterations  # every iteration run is counted
+    same = [(m.action, m.visits) for m in result.moves] == [(m.action, m.visits) for m in screen.moves]
+    assert same == (second_iterations < 600)
+    if same:
+        assert result.best.pv == screen.best.pv
+
+
 def test_refine_pools_the_threads_of_each_stage():
     state = survive_turn_start(4, 3)
     result = search.suggest(
