@@ -676,8 +676,8 @@ def _tree_search(
     planned = iterations - screen.iterations
     refined, second = stage(config, planned, best, REFINE_THREADS)
     if sum(run["iterations"] for run in second) < min(planned, config.refine_screen):
-        # Cut short by time or cancelled before it could tell the screen's best moves apart (fewer iterations than
-        # the screen's, when it planned more): a choice among a few noisy visits would be worse than the screen's.
+        # Cut short by time or cancelled (fewer iterations than the screen's, when it planned more): the arena
+        # measured the second stage at its whole budget, not a choice among a few noisy visits (a judgment, no match).
         return screened, [_both_stages(one, two, one) for one, two in zip(runs, second, strict=True)]
     pooled = {action: entry for action, entry in screened.items() if action not in best}
     for action in best:  # a move the second stage never reached keeps the screen's figures and rank

@@ -81,7 +81,7 @@ def test_without_a_second_stage_the_screen_is_the_search():
 @pytest.mark.parametrize("second_iterations", [40, 599, 600])
 def test_a_second_stage_cut_short_leaves_the_screens_choice(monkeypatch, second_iterations):
     # A time limit or a cancellation that stops the second stage before it has run the screen's iterations (600
-    # here, of 1,400 planned) leaves the screen's ranking: a choice among a few noisy visits would be worse.
+    # here, of 1,400 planned) leaves the screen's ranking, not a choice among a few noisy visits.
     state = survive_turn_start(4, 2)
     seat = state.current_player()
     run = mcts.run
