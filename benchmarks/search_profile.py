@@ -13,7 +13,10 @@ profile=True)``), summarised as
 - ``next_turn_share``: the share of iterations that reached the seat's next turn in the tree (a turn: a run of the
   seat's own moves that another seat's move ends), and ``turns_reached`` for every later turn;
 - ``decided_by``: the algorithm the defaults decide with there; where that grows no tree (Survive's set-up goes to
-  greedy), ``profiled_with`` names the setting the profiled search used instead.
+  greedy), ``profiled_with`` names the setting the profiled search used instead;
+- ``refine`` (where the defaults search in two stages, e.g. four-seat Survive at 30,000 iterations): the moves kept and
+  the screen's iterations. The profile above is then the second stage's tree, whose root holds the screen's best
+  moves only, and ``screen`` is the first stage's (the same search at the screen's budget, ``playout_to="steps"``).
 """
 
 import argparse
@@ -78,17 +81,25 @@ def summarise(profile: dict) -> dict:
     }
 
 
-def profile_position(state: engine_ext.State, seat: int, iterations: int, seed: int) -> dict:
-    """The profile of the tree the game's defaults grow at this decision. Where the defaults decide without a tree
-    (Survive's set-up placements go to greedy: ``setup_algorithm``), says so and profiles the tree a search would
-    grow there (``setup_algorithm="same"``), so the width of the set-up decisions stays in the table."""
-    result = search.suggest(state, seat, iterations=iterations, seed=seed, profile=True)
+def profile_position(state: engine_ext.State, seat: int, iterations: int, seed: int, **settings) -> dict:
+    """The profile of the tree the game's defaults (with ``settings`` over them) grow at this decision. Where they
+    decide without a tree (Survive's set-up placements go to greedy: ``setup_algorithm``), says so and profiles the
+    tree a search would grow there (``setup_algorithm="same"``), so the width of the set-up decisions stays in the
+    table. A search in two stages (``refine``) adds the screen's tree, profiled on its own."""
+    result = search.suggest(state, seat, iterations=iterations, seed=seed, profile=True, **settings)
     entry = {"decided_by": result.stats["algorithm"]}
     if "profile" not in result.stats:
-        result = search.suggest(state, seat, iterations=iterations, seed=seed, profile=True, setup_algorithm="same")
+        settings = {**settings, "setup_algorithm": "same"}
+        result = search.suggest(state, seat, iterations=iterations, seed=seed, profile=True, **settings)
         entry["profiled_with"] = {"setup_algorithm": "same"}
     entry["elapsed_ms"] = result.stats["elapsed_ms"]
     entry.update(summarise(result.stats["profile"]))
+    config = search.SearchConfig(iterations=iterations, **settings).resolved(engine_ext.game_info(state.game_name), state.num_players())
+    if config.refine and len(state.legal_actions()) > 1 and iterations > config.refine_screen:
+        entry["refine"] = {"moves": config.refine, "screen_iterations": config.refine_screen}
+        screen = {**settings, "refine": 0, "playout_to": "steps", "iterations": config.refine_screen}
+        screened = search.suggest(state, seat, seed=seed, profile=True, **screen)
+        entry["screen"] = summarise(screened.stats["profile"])
     return entry
 
 

@@ -123,6 +123,21 @@ def test_search_profile_profiles_set_up_and_play_positions():
         assert entry["max_depth"] >= 1
 
 
+def test_search_profile_profiles_both_stages_of_a_refined_search(monkeypatch):
+    # With refine the profiled tree is the second stage's, whose root holds the screen's best moves only: the
+    # report says so and profiles the screen's tree as well (its root spans the legal moves).
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import search_profile
+
+    state = bench.opening_decision("survive", 4)
+    refined = search_profile.profile_position(state, 0, 400, 0, refine=3, refine_screen=200)
+    assert refined["refine"] == {"moves": 3, "screen_iterations": 200}
+    assert refined["depths"][0]["mean_children"] == 3
+    assert refined["screen"]["depths"][0]["mean_children"] > 3
+    plain = search_profile.profile_position(state, 0, 400, 0, refine=0)
+    assert "refine" not in plain and "screen" not in plain
+
+
 def test_decision_stability_compares_configurations_pairwise_without_references():
     configs = '{"a": {}, "same": {}, "other": {"iterations": 20}}'
     report = _run(
