@@ -94,7 +94,8 @@ def profile_position(state: engine_ext.State, seat: int, iterations: int, seed: 
         entry["profiled_with"] = {"setup_algorithm": "same"}
     entry["elapsed_ms"] = result.stats["elapsed_ms"]
     entry.update(summarise(result.stats["profile"]))
-    config = search.SearchConfig(iterations=iterations, **settings).resolved(engine_ext.game_info(state.game_name), state.num_players())
+    info = engine_ext.game_info(state.game_name)
+    config = search.SearchConfig(iterations=iterations, **settings).resolved(info, state.num_players())
     if config.refine and len(state.legal_actions()) > 1 and iterations > config.refine_screen:
         entry["refine"] = {"moves": config.refine, "screen_iterations": config.refine_screen}
         screen = {**settings, "refine": 0, "playout_to": "steps", "iterations": config.refine_screen}
