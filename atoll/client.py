@@ -19,8 +19,11 @@ BOT = pb.SeatConfig(is_bot=True)
 
 
 class AtollClient:
-    def __init__(self, target: str, *, timeout: float | None = 30.0):
-        self.channel = grpc.insecure_channel(target)
+    def __init__(self, target: str, *, timeout: float | None = 30.0, own_connection: bool = False):
+        """``own_connection``: a TCP connection of this client's own (gRPC otherwise shares one between the channels
+        of a process to the same target, and the server counts quotas per connection for calls without a token)."""
+        options = [("grpc.use_local_subchannel_pool", 1)] if own_connection else []
+        self.channel = grpc.insecure_channel(target, options=options)
         self.stub = atoll_pb2_grpc.AtollStub(self.channel)
         self.timeout = timeout
         self.tokens: dict[tuple[str, int], str] = {}

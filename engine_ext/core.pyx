@@ -17,15 +17,17 @@ cdef int LISTED_IN_ERRORS = 12
 
 class MoveError(ValueError):
     """A move that cannot be played here. ``move_number`` is the position's (moves applied since the start) and
-    ``legal`` the text of the legal moves (or chance outcomes) at that position."""
+    ``legal`` the text of the legal moves (or chance outcomes) at that position; ``reason`` what is wrong with the move
+    itself, without the position (for a caller that words the error for its own user)."""
 
-    def __init__(self, message, move_number=None, legal=()):
+    def __init__(self, message, move_number=None, legal=(), reason=None):
         super().__init__(message)
         self.move_number = move_number
         self.legal = list(legal)
+        self.reason = reason
 
     def __reduce__(self):  # whole across processes (an arena worker's error reaches the parent pickled)
-        return type(self), (self.args[0], self.move_number, self.legal)
+        return type(self), (self.args[0], self.move_number, self.legal, self.reason)
 
 
 class IllegalAction(MoveError):
@@ -264,9 +266,9 @@ cdef class State:
             shown = text if len(text) <= 60 else text[:60] + "..."
             options = self._options() if not self.is_terminal() else []
             raise InvalidMoveText(
-                f"{shown!r} is not a {self.game_name} move ({err}) at move {self.move_number}; "
+                f"{shown!r} is not a move of {self.game_name} ({err}) at move {self.move_number}; "
                 f"legal here: {self._listed(options)}",
-                self.move_number, [self.action_to_string(a) for a in options],
+                self.move_number, [self.action_to_string(a) for a in options], str(err),
             ) from None
 
     def _parse_move_text(self, str text):

@@ -119,6 +119,11 @@ class Position:
         return step
 
 
+def chance_action(position: Position, game_seed: int) -> int:
+    """The outcome of the chance event at ``position``: the ``"chance"`` stream's draw for its index."""
+    return core.sample_chance(position.state, derive_seed(game_seed, "chance", position.chance_events))
+
+
 def play(
     position: Position,
     game_seed: int,
@@ -140,7 +145,7 @@ def play(
             return
         actor = state.current_player()
         if actor == engine_ext.CHANCE:
-            action = core.sample_chance(state, derive_seed(game_seed, "chance", position.chance_events))
+            action = chance_action(position, game_seed)
         else:
             settings = bots[actor]
             if settings is None:

@@ -1,13 +1,12 @@
-"""What the server lets a search cost: bot settings checked against caps, searches and streams counted against
-limits, and every running search cancellable (caller gone, deadline, shutdown)."""
+"""What the server lets a search cost: bot settings checked against caps, the documented default budget, and a
+caller's deadline turned into a time limit that only ever shortens a search (with a measured margin)."""
 
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import replace
+import time
+from collections import deque
+from dataclasses import dataclass, replace
 
 import search
 from atoll.v1 import atoll_pb2 as pb
@@ -19,7 +18,6 @@ MAX_TIME_MS = 60_000
 MAX_TOP_K = 64
 MAX_THREADS = os.cpu_count() or 1  # read once: os.cpu_count() reads sysfs on every call
 NO_DEADLINE_S = 86_400.0  # grpc reports "no deadline" as an enormous time remaining
-DEADLINE_MARGIN_MS = 25.0
 CLIENT_ALGORITHMS = ("ismcts", "pimc", "flat", "greedy", "random")
 DEFAULT_BOT = BotSettings(algorithm="ismcts")
 
@@ -70,75 +68,72 @@ def bot_settings(msg: pb.BotSettings, field: str, game: str) -> BotSettings:
     )
 
 
-def within_deadline(settings: BotSettings, remaining_s: float | None) -> BotSettings:
-    """Settings whose time budget ends before the caller's deadline, so the answer arrives in time."""
+@dataclass(frozen=True)
+class Plan:
+    """What a search runs and what was asked of it: ``settings`` may carry a time cut from the caller's deadline
+    (``cut_ms``), never more work than asked."""
+
+    settings: BotSettings
+    asked_iterations: int | None
+    asked_time_ms: float | None
+    cut_ms: float | None = None  # the time limit the deadline imposed, where it is below what was asked
+
+    def stopped_early(self, stats: dict) -> bool:
+        """Whether the search did less than it was asked: cancelled, fewer iterations than asked, or stopped by the
+        deadline's cut before its asked iterations (or its asked time) were done."""
+        if stats.get("cancelled"):
+            return True
+        if self.asked_iterations is not None and stats["iterations"] < self.asked_iterations:
+            return True
+        return self.cut_ms is not None and self.asked_iterations is None
+
+
+def with_default_budget(settings: BotSettings) -> BotSettings:
+    """Settings with neither iterations nor a time run ``search.DEFAULT_ITERATIONS`` (greedy and random have budgets
+    of their own): a caller's deadline never becomes a budget."""
+    if settings.iterations is None and settings.time_ms is None and settings.algorithm not in ("greedy", "random"):
+        return replace(settings, iterations=search.DEFAULT_ITERATIONS)
+    return settings
+
+
+class Margin:
+    """How long before a caller's deadline a search must stop so that its answer (the search's stop, the principal
+    line, the belief summary, encoding, the event loop's turn) arrives in time: a floor plus twice the 99th percentile
+    of the recent cost of that tail, as measured on this server (``observe``)."""
+
+    FLOOR_MS = 40.0
+    WINDOW = 256
+
+    def __init__(self) -> None:
+        self._samples: deque[float] = deque(maxlen=self.WINDOW)
+
+    def observe(self, tail_ms: float) -> None:
+        self._samples.append(tail_ms)
+
+    def ms(self) -> float:
+        if not self._samples:
+            return self.FLOOR_MS * 2
+        ordered = sorted(self._samples)
+        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+        return self.FLOOR_MS + 2.0 * p99
+
+
+def plan(settings: BotSettings, deadline: float | None, margin_ms: float) -> Plan:
+    """The search to run for ``settings`` when the answer is due at ``deadline`` (``time.monotonic()``; None: no
+    deadline): the documented default budget where none was given, and a time limit ending ``margin_ms`` before the
+    deadline where the budget could run past it. A deadline only ever shortens a search."""
+    settings = with_default_budget(settings)
+    asked = Plan(settings, settings.iterations, settings.time_ms)
+    if deadline is None:
+        return asked
+    allowed = max(1.0, (deadline - time.monotonic()) * 1000.0 - margin_ms)
+    if settings.time_ms is not None and settings.time_ms <= allowed:
+        return asked
+    return replace(asked, settings=replace(settings, time_ms=allowed), cut_ms=allowed)
+
+
+def deadline_of(remaining_s: float | None) -> float | None:
+    """A call's deadline as ``time.monotonic()``, from grpc's time remaining (None or enormous: no deadline)."""
     if remaining_s is None or remaining_s >= NO_DEADLINE_S:
-        return settings
-    allowed = max(1.0, remaining_s * 1000.0 - DEADLINE_MARGIN_MS)
-    return replace(settings, time_ms=allowed if settings.time_ms is None else min(settings.time_ms, allowed))
-
-
-class Limits:
-    """Caps on work in flight: searches (clients get RESOURCE_EXHAUSTED beyond; the server's own bots wait, but
-    give up when their caller goes away) and streams (WatchGame and PlayGame each hold a worker thread, so they are
-    capped overall and per game, leaving workers for unary calls and health checks). ``shutdown()`` cancels every
-    running search: each returns its best move so far."""
-
-    def __init__(self, searches: int, streams: int, streams_per_game: int):
-        self.searches = searches
-        self.streams = streams
-        self.streams_per_game = streams_per_game
-        self._lock = threading.Condition()
-        self._running = 0
-        self._stream_count = 0
-        self._per_game: dict[str, int] = {}
-        self._controls: set[search.Control] = set()
-
-    @contextmanager
-    def search_slot(self, control: search.Control, wait: bool = False) -> Iterator[None]:
-        """Hold one search slot while the block runs. Without ``wait`` a full server answers RESOURCE_EXHAUSTED;
-        with it, wait until a slot frees or ``control`` is cancelled (then RequestError CANCELLED)."""
-        with self._lock:
-            while self._running >= self.searches:
-                if not wait:
-                    raise RequestError("RESOURCE_EXHAUSTED", f"{self.searches} searches are running; retry later")
-                if control.cancelled:
-                    raise RequestError("CANCELLED", "the caller went away before a search slot was free")
-                self._lock.wait(timeout=0.02)
-            self._running += 1
-            self._controls.add(control)
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._running -= 1
-                self._controls.discard(control)
-                self._lock.notify_all()
-
-    @contextmanager
-    def stream(self, game_id: str | None = None) -> Iterator[None]:
-        """Hold one stream place (and one of ``game_id``'s) while the stream runs, or RESOURCE_EXHAUSTED."""
-        with self._lock:
-            if self._stream_count >= self.streams:
-                raise RequestError("RESOURCE_EXHAUSTED", f"{self.streams} streams are open on this server; retry later")
-            if game_id is not None and self._per_game.get(game_id, 0) >= self.streams_per_game:
-                raise RequestError(
-                    "RESOURCE_EXHAUSTED", f"{self.streams_per_game} streams already watch this game", "game_id"
-                )
-            self._stream_count += 1
-            if game_id is not None:
-                self._per_game[game_id] = self._per_game.get(game_id, 0) + 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._stream_count -= 1
-                if game_id is not None:
-                    self._per_game[game_id] -= 1
-                    if not self._per_game[game_id]:
-                        del self._per_game[game_id]
-
-    def shutdown(self) -> None:
-        with self._lock:
-            for control in self._controls:
-                control.cancel()
+        return None
+    return time.monotonic() + remaining_s

@@ -109,27 +109,46 @@ def games(args: argparse.Namespace) -> int:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from server.app import AtollServer
+    from server.app import AtollServer, StoreInUseError
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     try:
         server = AtollServer(
-            args.host, args.port, args.db, max_searches=args.max_searches, kept_trees_mb=args.kept_trees_mb
+            args.host,
+            args.port,
+            args.db,
+            max_searches=args.max_searches,
+            kept_trees_mb=args.kept_trees_mb,
+            searches_per_caller=args.searches_per_caller,
+            queue_wait_s=args.queue_wait,
+            streams_per_caller=args.streams_per_caller,
         )
     except ValueError as err:  # a setting out of range: say which, no traceback
         print(f"atoll serve: {err}", file=sys.stderr)
         return 2
-    print(f"Atoll listening on {server.address} (games stored in {server.db_path})", flush=True)
-    print(
-        f"  try (make buf installs buf): buf curl --protocol grpc --http2-prior-knowledge "
-        f"http://{server.address}/atoll.v1.Atoll/ListGames",
-        flush=True,
-    )
-    print(
-        "  or from Python: from atoll.client import AtollClient; AtollClient('" + server.address + "').list_games()",
-        flush=True,
-    )
-    server.serve_forever()
+    except StoreInUseError as err:
+        print(f"atoll serve: {err}", file=sys.stderr)
+        return 1
+
+    def ready(server: AtollServer) -> None:
+        print(f"Atoll listening on {server.address} (games stored in {server.db_path})", flush=True)
+        print(
+            f"  try (make buf installs buf): buf curl --protocol grpc --http2-prior-knowledge "
+            f"http://{server.address}/atoll.v1.Atoll/ListGames",
+            flush=True,
+        )
+        print(
+            "  or from Python: from atoll.client import AtollClient; AtollClient('"
+            + server.address
+            + "').list_games()",
+            flush=True,
+        )
+
+    try:
+        server.serve_forever(on_ready=ready)
+    except OSError as err:  # the port is taken
+        print(f"atoll serve: {err}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -439,7 +458,24 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--host", default="127.0.0.1")
     cmd.add_argument("--port", type=at_least(0, 65535), default=50051, help="0 picks a free port (printed at start)")
     cmd.add_argument("--db", default=None, help="SQLite file for hosted games (default: under the user data dir)")
-    cmd.add_argument("--max-searches", type=at_least(1), default=None, help="searches at once (default: 2 per core)")
+    cmd.add_argument(
+        "--max-searches", type=at_least(1), default=None, help="search threads at once (default: 1 per core)"
+    )
+    cmd.add_argument(
+        "--searches-per-caller",
+        type=at_least(1),
+        default=None,
+        help="search threads one caller may hold while others wait (default: half of --max-searches, at least 1)",
+    )
+    cmd.add_argument(
+        "--queue-wait",
+        type=amount(positive=True),
+        default=10.0,
+        help="seconds a search may wait for a free slot before RESOURCE_EXHAUSTED (default: 10)",
+    )
+    cmd.add_argument(
+        "--streams-per-caller", type=at_least(1), default=100, help="open streams per caller (default: 100)"
+    )
     cmd.add_argument(
         "--kept-trees-mb",
         type=amount(positive=False),

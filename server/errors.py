@@ -28,7 +28,7 @@ def short(value: object, limit: int = ECHO_LIMIT) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
-def abort(context: grpc.ServicerContext, err: RequestError) -> None:
+async def abort(context: grpc.aio.ServicerContext, err: RequestError) -> None:
     """Fail the call with a rich status: the code, a message, and a BadRequest naming the field when there is one."""
     status = status_pb2.Status(code=getattr(code_pb2, err.code), message=str(err))
     if err.field:
@@ -36,4 +36,5 @@ def abort(context: grpc.ServicerContext, err: RequestError) -> None:
             field_violations=[error_details_pb2.BadRequest.FieldViolation(field=err.field, description=str(err))]
         )
         status.details.add().Pack(detail)
-    context.abort_with_status(rpc_status.to_status(status))
+    rich = rpc_status.to_status(status)
+    await context.abort(rich.code, rich.details, rich.trailing_metadata)

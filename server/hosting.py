@@ -1,5 +1,13 @@
-"""Hosted games: seats and tokens, moves validated and persisted before they count, chance and bots played by the
-one game loop (``search.play``), and each seat's view of the game kept as it happens.
+"""Hosted games: seats and tokens, moves validated and stored before they count, and the bots' turns played as jobs of
+their own, off the request path.
+
+A hosted game is its *committed position* (``_Hosted.position``): replaced, never changed, each time moves are
+stored. Every read (a seat's view, a watcher's moves, the observation behind a hosted Suggest) is served from the
+committed position as it stands, so no read waits for a thinking bot. Moves are committed one decision at a time
+(with the chance outcomes that follow it): a human's by ``act``, a bot's by the game's *job* (``_drive``), an asyncio
+task that runs while a bot or chance is to act; the job's searches queue for the cores like everyone's
+(``SearchQueue``, class ``"bots"``). A commit is checked against the move number it was computed from, so two
+requests that race on one game cannot both play.
 
 Everything a seat gets from here is computed from ``state.observation(seat)`` alone: its view's board is the game's
 ``draw(observation)``, its legal moves and their labels come from ``from_observation(observation)``, each move it sees
@@ -9,20 +17,32 @@ same position. The true state never reaches a string a seat receives.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
+import logging
 import secrets
-import threading
+import sqlite3
+import time
 from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import engine_ext
 import search
 from search import play
 from search.play import BotSettings, Position, Step
-from server.budget import Limits
+from server.budget import Margin, plan
 from server.errors import RequestError, short
+from server.scheduler import SearchQueue
 from server.store import GameRecord, GameStore
+
+log = logging.getLogger("atoll.server")
+T = TypeVar("T")
+MAX_TOKEN_CHARS = 256  # tokens are 32 characters; a longer one is nobody's
+STORE_ERRORS = (sqlite3.Error, OSError)
 
 
 @dataclass(frozen=True)
@@ -58,39 +78,59 @@ class Created:
     tokens: list[str | None]  # one per seat; None for bot seats (nobody may read a bot's hand)
     bots: list[bool]
     move_number: int
+    bots_thinking: bool  # the reply came before the bots' opening moves were done (the call's deadline was near)
 
 
 @dataclass(frozen=True)
 class Played:
     """The move a seat made (or had its bot make), the moves that followed until a human seat is to act, and the
-    seat's view after them."""
+    seat's view after them; ``bots_thinking`` when the reply came first (the call's deadline was near)."""
 
     played: SeatMove
     followed: list[SeatMove]
     view: SeatView
+    bots_thinking: bool
 
 
-@dataclass
+Steps = list[tuple[Step, list[SeatMove]]]  # moves with how each seat saw them
+
+
+@dataclass(eq=False)
 class _Hosted:
     record: GameRecord
-    position: Position
-    logs: list[list[SeatMove]]  # per seat: every move as that seat saw it
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    # Per bot seat, its kept search trees (settings with ``reuse`` or ``beliefs``), kept between requests as the game
-    # loop of the arena keeps them, so a hosted bot plays as the configuration measured there (bounded over all games
-    # by ``GameHost.kept_bytes``).
+    position: Position  # the last committed position: replaced on each commit, never changed
+    logs: list[list[SeatMove]]  # per seat: every committed move as that seat saw it (append-only)
+    # Per bot seat, its kept search trees (settings with ``reuse`` or ``beliefs``), kept between decisions as the
+    # arena's game loop keeps them, so a hosted bot plays as the configuration measured there (bounded over all games
+    # by ``GameHost.kept_bytes``). Only the game's job and its commits touch them.
     keepers: dict[int, search.TreeKeeper] = field(default_factory=dict)
     actions: list[int] = field(default_factory=list)  # every committed move's action id (to replay the searches)
-    # The keepers missed moves (a restart, a release to free memory, a failed request): rebuilt before the next move.
+    # The keepers missed moves (a restart, a release to free memory, a failed job): rebuilt before the next search.
     trees_stale: bool = False
-    changed: threading.Condition = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.changed = threading.Condition(self.lock)
+    commit_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)  # set (and replaced) at every commit
+    job: asyncio.Task | None = None
+    job_control: search.Control = field(default_factory=search.Control)
+    job_error: RequestError | None = None
+    job_failures: int = 0  # failed commits of the job so far (a waiter hears of those that happen while it waits)
+    retry_now: asyncio.Event = field(default_factory=asyncio.Event)  # a caller came: the job retries at once
+    views: dict[int, SeatView] = field(default_factory=dict)  # per seat, its view of ``position`` once computed
 
     @property
     def bots(self) -> list[BotSettings | None]:
         return [BotSettings.from_dict(s["bot"]) if s["is_bot"] else None for s in self.record.seats]
+
+    def busy(self) -> bool:
+        """Its job or a commit may be using the keepers right now."""
+        return (self.job is not None and not self.job.done()) or self.commit_lock.locked()
+
+    def waiting_on_bots(self) -> bool:
+        """A bot seat or chance is to act: the game's job has moves to play."""
+        state = self.position.state
+        if state.is_terminal():
+            return False
+        actor = state.current_player()
+        return actor == engine_ext.CHANCE or self.bots[actor] is not None
 
 
 def hash_token(token: str) -> str:
@@ -136,6 +176,8 @@ KEPT_BYTES = 256 * 2**20
 # seeds give the same trees), when the searches have iteration budgets (time budgets do not repeat) and add up to at
 # most this many iterations; otherwise the seats' next searches start afresh.
 REPLAY_ITERATIONS = 1_000_000
+# A job whose commit failed (the store refused it) tries again after this long, doubling up to the last.
+JOB_RETRY_S = (0.5, 1.0, 2.0, 5.0, 10.0)
 
 
 def observes_only(game: str, players: int, settings: BotSettings) -> bool:
@@ -163,27 +205,72 @@ def _setup(record: GameRecord) -> engine_ext.State:
     return play.new_game(record.game, record.players, record.seed, record.options)
 
 
+def _seen(position: Position, action: int) -> list[SeatMove]:
+    state = position.state
+    return [seen_by(state, action, position.moves, seat) for seat in range(state.num_players())]
+
+
+def option_field(err: ValueError, options: dict) -> str:
+    """The field a set-up's refusal is about: the option its message names (the engines start it with the name), or
+    ``options`` as a whole."""
+    text = str(err)
+    named = [name for name in options if text.startswith(name) or f"'{name}'" in text]
+    return f"options.{short(named[0])}" if len(named) == 1 else "options"
+
+
+def store_failed(err: Exception) -> RequestError:
+    return RequestError(
+        "UNAVAILABLE", f"the game store could not save the move ({type(err).__name__}); nothing was played, retry"
+    )
+
+
 class GameHost:
-    def __init__(self, store: GameStore, limits: Limits, kept_bytes: int = KEPT_BYTES):
+    """The hosted games of one server. Its coroutines run on the server's event loop; engine work runs in ``work``
+    threads, store calls in the store's one thread, searches in ``searches``' threads."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        searches: SearchQueue,
+        kept_bytes: int = KEPT_BYTES,
+        margin: Margin | None = None,
+        work_threads: int = 4,
+    ):
         self.store = store
-        self.limits = limits
+        self.searches = searches
+        self.margin = margin or Margin()
         self.kept_bytes = kept_bytes
+        self._work = ThreadPoolExecutor(max_workers=work_threads, thread_name_prefix="work")
+        self._store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
         self._games: dict[str, _Hosted] = {}
+        self._loading: dict[str, asyncio.Future] = {}
         self._kept: OrderedDict[str, _Hosted] = OrderedDict()  # games holding trees, least recently played first
-        self._lock = threading.Lock()
+        self._closed = False
+
+    async def call(self, function: Callable[..., T], *args) -> T:
+        """``function(*args)`` in a work thread: engine work never holds the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(self._work, function, *args)
+
+    async def _stored(self, function: Callable[..., T], *args) -> T:
+        """A store call in the store's thread; a failing store is UNAVAILABLE, not a traceback."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._store_thread, function, *args)
+        except STORE_ERRORS as err:
+            log.error('{"event": "store_error", "error": %s}', _quoted(err))
+            raise store_failed(err) from None
 
     # -- lifecycle -------------------------------------------------------------------------------------------------
-    def create(
+    async def create(
         self,
         game: str,
         players: int,
         seed: int | None,
         options: dict[str, str],
         seats: list[BotSettings | None],
-        control: search.Control,
+        deadline: float | None = None,
     ) -> Created:
-        """A new hosted game; its opening chance and bot moves are played before it is stored. Without a ``seed``
-        the game gets a secret one from ``secrets``."""
+        """A new hosted game, stored at once; its job plays the opening chance and bot moves, and the reply waits for
+        them until ``deadline`` is near. Without a ``seed`` the game gets a secret one from ``secrets``."""
         try:
             info = engine_ext.game_info(game)
         except KeyError:
@@ -212,46 +299,69 @@ class GameHost:
             token_hashes=[hash_token(t) if t else "" for t in tokens],
         )
         try:
-            state = _setup(record)
-        except ValueError as err:  # an option whose range depends on the players (Leduc's starting_player)
-            raise RequestError("INVALID_ARGUMENT", str(err), "options") from None
+            state = await self.call(_setup, record)
+        except ValueError as err:  # an option checked at set-up (Survive's layout, Leduc's starting_player's range)
+            raise RequestError("INVALID_ARGUMENT", str(err), option_field(err, options)) from None
         hosted = _Hosted(record, Position(state), [[] for _ in range(players)])
-        followed = self._advance(hosted, Position(state.clone(), keepers=hosted.keepers), control)
-        self.store.create(record, [s.action for s, _ in followed])
-        with hosted.lock:
-            self._commit(hosted, followed)
-        with self._lock:
-            self._games[record.game_id] = hosted
-        return Created(record.game_id, tokens, [bot is not None for bot in seats], hosted.position.moves)
+        await self._stored(self.store.create, record, [])
+        self._games[record.game_id] = hosted
+        self._kick(hosted)
+        thinking = await self._until_humans(hosted, deadline)
+        return Created(record.game_id, tokens, [bot is not None for bot in seats], hosted.position.moves, thinking)
 
-    def _get(self, game_id: str) -> _Hosted:
-        with self._lock:
-            hosted = self._games.get(game_id)
-        if hosted is not None:
-            return hosted
-        loaded = self.store.load(game_id)
+    async def _get(self, game_id: str) -> _Hosted:
+        hosted = self._games.get(game_id)
+        if hosted is None:
+            loading = self._loading.get(game_id)
+            if loading is None:  # one load per game, whoever asks meanwhile shares it
+                loading = self._loading[game_id] = asyncio.ensure_future(self._load(game_id))
+                loading.add_done_callback(lambda _: self._loading.pop(game_id, None))
+            hosted = await asyncio.shield(loading)
+        self._kick(hosted)  # a game loaded after a restart, or whose job failed, goes on
+        return hosted
+
+    async def _load(self, game_id: str) -> _Hosted:
+        loaded = await self._stored(self.store.load, game_id)
         if loaded is None:
             raise RequestError("NOT_FOUND", f"no game {short(game_id)!r} on this server", "game_id")
         record, moves = loaded
+        hosted = await self.call(self._replayed, record, moves)
+        return self._games.setdefault(game_id, hosted)
+
+    @staticmethod
+    def _replayed(record: GameRecord, moves: list[int]) -> _Hosted:
         hosted = _Hosted(record, Position(_setup(record)), [[] for _ in range(record.players)])
         for action in moves:
-            seen = self._seen(hosted.position, action)
+            seen = _seen(hosted.position, action)
             hosted.position.apply(action)
             hosted.actions.append(action)
             for seat, move in enumerate(seen):
                 hosted.logs[seat].append(move)
         hosted.trees_stale = bool(moves)  # its bots' trees did not survive the restart
-        with self._lock:
-            return self._games.setdefault(game_id, hosted)
+        return hosted
+
+    async def close(self) -> None:
+        """Stop every game's job (a bot turn in progress is not stored) and the host's threads."""
+        self._closed = True
+        jobs = [h.job for h in self._games.values() if h.job is not None and not h.job.done()]
+        for hosted in self._games.values():
+            hosted.job_control.cancel()
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
+        self._work.shutdown(wait=False, cancel_futures=True)
+        self._store_thread.shutdown(wait=True)
 
     # -- access ----------------------------------------------------------------------------------------------------
-    def _authorized(self, game_id: str, seat: int, token: str | None) -> _Hosted:
-        hosted = self._get(game_id)
+    async def _authorized(self, game_id: str, seat: int, token: str | None) -> _Hosted:
+        hosted = await self._get(game_id)
         players = hosted.record.players
         if not 0 <= seat < players:
             raise RequestError("INVALID_ARGUMENT", f"seat must be 0..{players - 1}", "seat")
         if not token:
             raise RequestError("UNAUTHENTICATED", "send the seat's token as 'authorization: Bearer <token>'")
+        if len(token) > MAX_TOKEN_CHARS:
+            raise RequestError("UNAUTHENTICATED", f"a token of {len(token)} characters: tokens are 32")
         digest = hash_token(token)
         if hosted.record.token_hashes[seat] and hmac.compare_digest(digest, hosted.record.token_hashes[seat]):
             return hosted
@@ -261,130 +371,247 @@ class GameHost:
             raise RequestError("PERMISSION_DENIED", f"seat {seat} is a bot seat: nobody holds its token")
         raise RequestError("UNAUTHENTICATED", "unknown token for this game")
 
-    def view(self, game_id: str, seat: int, token: str | None) -> SeatView:
-        hosted = self._authorized(game_id, seat, token)
-        with hosted.lock:
-            return self._view(hosted, seat)
+    async def view(self, game_id: str, seat: int, token: str | None) -> SeatView:
+        """The seat's view of the committed position (computed once per seat and move)."""
+        return await self._view(await self._authorized(game_id, seat, token), seat)
 
-    def observation(self, game_id: str, seat: int, token: str | None) -> dict:
-        """The seat's observation (what a search for that seat may read)."""
-        hosted = self._authorized(game_id, seat, token)
-        with hosted.lock:
-            return hosted.position.state.observation(seat)
+    async def observation(self, game_id: str, seat: int, token: str | None) -> dict:
+        """The seat's observation of the committed position (what a search for that seat may read)."""
+        hosted = await self._authorized(game_id, seat, token)
+        return (await self._view(hosted, seat)).observation
 
-    def watch(self, game_id: str, seat: int, token: str | None) -> _Watch:
-        return _Watch(self, self._authorized(game_id, seat, token), seat)
+    async def _view(self, hosted: _Hosted, seat: int, position: Position | None = None) -> SeatView:
+        """The seat's view at ``position`` (default: the committed one)."""
+        position = position or hosted.position
+        cached = hosted.views.get(seat)
+        if cached is not None and cached.move_number == position.moves:
+            return cached
+        view = await self.call(
+            seat_view, hosted.record.game_id, position.state, seat, position.moves, hosted.record.seed
+        )
+        if hosted.position is position:
+            hosted.views[seat] = view
+        return view
 
-    def _view(self, hosted: _Hosted, seat: int) -> SeatView:
-        state = hosted.position.state
-        return seat_view(hosted.record.game_id, state, seat, hosted.position.moves, hosted.record.seed)
+    async def moves(
+        self, game_id: str, seat: int, token: str | None, start: int
+    ) -> AsyncIterator[tuple[list[SeatMove], SeatView, bool]]:
+        """A seat's moves from ``start`` as they are committed: batches of (moves, the view after them, whether the
+        game is over and every move was sent), waiting without a thread while nothing happens."""
+        hosted = await self._authorized(game_id, seat, token)
+        sent = max(0, start)
+        while True:
+            changed = hosted.changed
+            position = hosted.position
+            over = position.state.is_terminal()
+            if sent < position.moves or (over and sent >= position.moves):
+                batch = hosted.logs[seat][sent : position.moves]
+                view = await self._view(hosted, seat, position)
+                sent = max(sent, position.moves)
+                yield batch, view, over
+                if over:
+                    return
+            await changed.wait()
 
     # -- moves -----------------------------------------------------------------------------------------------------
-    def act(
+    async def act(
         self,
         game_id: str,
         seat: int,
         token: str | None,
         action: int | str,
         expected_move: int | None,
-        control: search.Control,
+        deadline: float | None = None,
     ) -> Played:
-        """Validate and play ``seat``'s move, then chance and bot moves until a human seat is to act.
+        """Validate and commit ``seat``'s move (with the chance outcomes that follow it), then wait for the bots'
+        replies, which their job plays, until a human seat is to act or ``deadline`` is near. Nothing changes on any
+        error; a caller that goes away after the commit leaves the game going on."""
+        hosted = await self._authorized(game_id, seat, token)
+        position = hosted.position
+        self._check_turn(hosted, position, seat, expected_move)
+        steps = await self.call(self._human_steps, hosted, position, seat, action)
+        await self._commit(hosted, position, steps)
+        return await self._reply(hosted, seat, position.moves, deadline)
 
-        Nothing changes on any error, nor when ``control`` is cancelled (the caller went away) while bots think."""
-        hosted = self._authorized(game_id, seat, token)
-        with hosted.lock:
-            self._check_turn(hosted, seat, expected_move)
-            mine = observer(hosted.position.state, seat)
-            if isinstance(action, str):
-                try:
-                    action = mine.string_to_action(action)
-                except engine_ext.InvalidMoveText as err:
-                    raise RequestError("INVALID_ARGUMENT", str(err), "action_text") from None
-                field_name = "action_text"
-            else:
-                field_name = "action_id"
-            legal = mine.legal_actions()
-            if action not in legal:
-                listed = ", ".join(mine.action_to_string(a) for a in legal[:12])
-                more = f" and {len(legal) - 12} more" if len(legal) > 12 else ""
+    def _human_steps(self, hosted: _Hosted, position: Position, seat: int, action: int | str) -> Steps:
+        mine = observer(position.state, seat)
+        if isinstance(action, str):
+            text, field_name = action, "action_text"
+            try:
+                action = mine.string_to_action(action)
+            except engine_ext.InvalidMoveText as err:
                 raise RequestError(
                     "INVALID_ARGUMENT",
-                    f"action {action} is not legal for seat {seat} at move {hosted.position.moves}; "
-                    f"legal: {listed}{more} (GetView lists them with their ids)",
+                    f"{short(text)!r} is not a move of {engine_ext.game_info(position.state.game_name).title} "
+                    f"({short(err.reason, 120)}); {self._legal_listed(mine, position)}",
                     field_name,
-                )
-            return self._play_from(hosted, seat, action, control)
+                ) from None
+            shown = repr(short(text))
+        else:
+            field_name, shown = "action_id", f"action {action}"
+        if action not in mine.legal_actions():
+            raise RequestError(
+                "INVALID_ARGUMENT",
+                f"{shown} is not legal for seat {seat}; {self._legal_listed(mine, position)}",
+                field_name,
+            )
+        return self._steps_from(hosted, position, action)
 
-    def bot_move(self, game_id: str, seat: int, token: str | None, control: search.Control) -> Played:
-        """The server's bot plays ``seat``'s turn (with the seat's bot settings, or the defaults)."""
-        hosted = self._authorized(game_id, seat, token)
-        with hosted.lock:
-            self._check_turn(hosted, seat, None)
-            settings = hosted.bots[seat] or BotSettings()
-            self._ensure_trees(hosted, control)
-            try:
-                action = self._bot_action(hosted, hosted.position, seat, settings, control)
-            except BaseException:
-                self._forget_trees(hosted)
-                raise
-            return self._play_from(hosted, seat, action, control)
+    @staticmethod
+    def _legal_listed(mine: engine_ext.State, position: Position) -> str:
+        legal = mine.legal_actions()
+        listed = ", ".join(mine.action_to_string(a) for a in legal[:12])
+        more = f" and {len(legal) - 12} more" if len(legal) > 12 else ""
+        return f"legal at move {position.moves}: {listed}{more} (GetView lists them with their ids)"
 
-    def _check_turn(self, hosted: _Hosted, seat: int, expected_move: int | None) -> None:
-        moves = hosted.position.moves
-        if expected_move is not None and expected_move != moves:
+    @staticmethod
+    def _steps_from(hosted: _Hosted, position: Position, action: int) -> Steps:
+        """``action`` at ``position`` and the chance outcomes that follow it, each with how every seat sees it."""
+        trial = Position(position.state.clone(), position.moves, position.chance_events)
+        steps = []
+        while True:
+            seen = _seen(trial, action)
+            steps.append((trial.apply(action), seen))
+            if trial.state.is_terminal() or trial.state.current_player() != engine_ext.CHANCE:
+                return steps
+            action = play.chance_action(trial, hosted.record.seed)
+
+    async def bot_move(self, game_id: str, seat: int, token: str | None, deadline: float | None = None) -> Played:
+        """The server's bot plays ``seat``'s turn (with the seat's bot settings, or the defaults), searching from the
+        seat's observation as a hosted Suggest does; the move is committed only if nobody moved meanwhile."""
+        hosted = await self._authorized(game_id, seat, token)
+        position = hosted.position
+        self._check_turn(hosted, position, seat, None)
+        settings = hosted.bots[seat] or BotSettings()
+        control = search.Control()
+        observation = (await self._view(hosted, seat, position)).observation
+
+        def work() -> search.SearchResult:
+            planned = plan(settings, deadline, self.margin.ms()).settings  # the time left once a slot is free
+            return play.bot_search(observation, seat, planned, hosted.record.seed, position.moves, control)
+
+        caller = "token:" + hash_token(token or "")[:16]
+        try:
+            result = await self.searches.run(caller, work, control, width=settings.threads or 1, deadline=deadline)
+        except asyncio.CancelledError:
+            control.cancel()
+            raise
+        steps = await self.call(self._steps_from, hosted, position, result.best.action)
+        await self._commit(hosted, position, steps)
+        return await self._reply(hosted, seat, position.moves, deadline)
+
+    @staticmethod
+    def _check_turn(hosted: _Hosted, position: Position, seat: int, expected_move: int | None) -> None:
+        if expected_move is not None and expected_move != position.moves:
             raise RequestError(
                 "FAILED_PRECONDITION",
-                f"the game is at move {moves}, not {expected_move}: somebody moved first; GetView shows the position",
+                f"the game is at move {position.moves}, not {expected_move}: somebody moved first; GetView shows the "
+                "position",
                 "expected_move_number",
             )
-        state = hosted.position.state
+        state = position.state
         if state.is_terminal():
             raise RequestError("FAILED_PRECONDITION", "the game is over")
         if state.current_player() != seat:
-            raise RequestError(
-                "FAILED_PRECONDITION", f"it is not seat {seat}'s turn (seat {state.current_player()} is to act)"
-            )
+            who = "chance" if state.current_player() == engine_ext.CHANCE else f"seat {state.current_player()}"
+            thinking = " (its bot is thinking)" if hosted.waiting_on_bots() else ""
+            raise RequestError("FAILED_PRECONDITION", f"it is not seat {seat}'s turn ({who} is to act{thinking})")
 
-    def _play_from(self, hosted: _Hosted, seat: int, action: int, control: search.Control) -> Played:
-        self._ensure_trees(hosted, control)
-        trial = Position(
-            hosted.position.state.clone(), hosted.position.moves, hosted.position.chance_events, hosted.keepers
-        )
-        first = (Step(trial.moves, seat, action), self._seen(trial, action))
-        try:
-            trial.apply(action)
-            steps = [first] + self._advance(hosted, trial, control)
-        except BaseException:
-            self._forget_trees(hosted)  # they saw moves that were not kept
-            raise
-        self.store.append(hosted.record.game_id, first[0].number, [s.action for s, _ in steps])
-        self._commit(hosted, steps)
-        moves = hosted.logs[seat][first[0].number :]
-        return Played(moves[0], moves[1:], self._view(hosted, seat))
+    async def _reply(self, hosted: _Hosted, seat: int, first: int, deadline: float | None) -> Played:
+        self._kick(hosted)
+        thinking = await self._until_humans(hosted, deadline)
+        view = await self._view(hosted, seat)
+        moves = hosted.logs[seat][first : view.move_number]
+        return Played(moves[0], moves[1:], view, thinking)
 
-    def _advance(self, hosted: _Hosted, trial: Position, control: search.Control) -> list[tuple[Step, list]]:
-        """Chance and bot moves on ``trial`` until a human seat acts or the end, each with how every seat saw it.
-        A cancelled ``control`` raises CANCELLED: the caller is gone, and nothing is kept."""
+    async def _until_humans(self, hosted: _Hosted, deadline: float | None) -> bool:
+        """Wait until a human seat is to act or the game is over (True if the deadline's margin came first). A job
+        that failed (its store refused a commit) is reported to the waiting caller."""
+        failures = hosted.job_failures
+        hosted.retry_now.set()
+        while hosted.waiting_on_bots():
+            if hosted.job_failures > failures:
+                raise hosted.job_error
+            changed = hosted.changed
+            job = hosted.job
+            waits = [asyncio.ensure_future(changed.wait())]
+            if job is not None and not job.done():
+                waits.append(job)
+            timeout = None
+            if deadline is not None:
+                timeout = deadline - time.monotonic() - self.margin.ms() / 1000.0
+                if timeout <= 0:
+                    waits[0].cancel()
+                    return True
+            try:
+                await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waits[0].cancel()
+            if job is not None and job.done() and hosted.waiting_on_bots() and hosted.job_failures == failures:
+                self._kick(hosted)
+        return False
 
-        def choose(state: engine_ext.State, seat: int, settings: BotSettings, number: int) -> int:
-            return self._bot_action(hosted, trial, seat, settings, control)
+    # -- the bots' job ---------------------------------------------------------------------------------------------
+    def _kick(self, hosted: _Hosted) -> None:
+        """Start the game's job if a bot or chance is to act and none runs."""
+        if self._closed or not hosted.waiting_on_bots():
+            return
+        if hosted.job is None or hosted.job.done():
+            hosted.job_error = None
+            hosted.job = asyncio.get_running_loop().create_task(self._drive(hosted))
 
-        steps = []
-        before = Position(trial.state.clone(), trial.moves, trial.chance_events)
-        for step in play.play(trial, hosted.record.seed, hosted.bots, control=control, choose=choose):
-            steps.append((step, self._seen(before, step.action)))
-            before = Position(trial.state.clone(), trial.moves, trial.chance_events)
-        if control.cancelled:
-            raise RequestError("CANCELLED", "the caller went away; nothing was played")
-        return steps
+    async def _drive(self, hosted: _Hosted) -> None:
+        """Play the bots' and chance's moves, committing each decision as it is made, until a human is to act."""
+        control = hosted.job_control
+        failures = 0
+        while hosted.waiting_on_bots() and not self._closed:
+            position = hosted.position
+            try:
+                actor = position.state.current_player()
+                if actor == engine_ext.CHANCE:
+                    action = play.chance_action(position, hosted.record.seed)
+                else:
+                    await self._ensure_trees(hosted, control)
+                    action = await self._bot_action(hosted, position, actor, hosted.bots[actor], control)
+                steps = await self.call(self._steps_from, hosted, position, action)
+                await self._commit(hosted, position, steps)
+                failures = 0
+            except asyncio.CancelledError:
+                self._forget_trees(hosted)
+                raise
+            except RequestError as err:
+                self._forget_trees(hosted)
+                if err.code != "UNAVAILABLE" or self._closed:  # cancelled at shutdown, or somebody moved first
+                    return
+                # The store failed: callers waiting on this game hear it; the job tries again.
+                hosted.job_error = RequestError(
+                    "UNAVAILABLE",
+                    f"the game store could not save the bots' move at move {position.moves}; the moves before it "
+                    "are kept and the server tries again",
+                )
+                hosted.job_failures += 1
+                hosted.retry_now.clear()
+                self._wake(hosted)
+                try:
+                    await asyncio.wait_for(hosted.retry_now.wait(), JOB_RETRY_S[min(failures, len(JOB_RETRY_S) - 1)])
+                except TimeoutError:
+                    pass
+                failures += 1
+            except Exception as err:  # a bug: logged, reported to the waiting callers, the game left as committed
+                log.exception('{"event": "job_failed", "game_id": "%s"}', hosted.record.game_id)
+                self._forget_trees(hosted)
+                hosted.job_error = RequestError("INTERNAL", f"the bots' job failed ({type(err).__name__})")
+                hosted.job_failures += 1
+                self._wake(hosted)
+                return
 
-    def _bot_action(
+    async def _bot_action(
         self, hosted: _Hosted, position: Position, seat: int, settings: BotSettings, control: search.Control
     ) -> int:
-        keeper = hosted.keepers.setdefault(seat, search.TreeKeeper(seat))  # trial positions show it their moves
-        with self.limits.search_slot(control, wait=True):
-            result = play.bot_search(
+        keeper = hosted.keepers.setdefault(seat, search.TreeKeeper(seat))
+
+        def work() -> search.SearchResult:
+            return play.bot_search(
                 position.state.observation(seat),
                 seat,
                 settings,
@@ -393,19 +620,61 @@ class GameHost:
                 control,
                 keeper=keeper,
             )
+
+        result = await self.searches.run(
+            "game:" + hosted.record.game_id, work, control, kind="bots", width=settings.threads or 1
+        )
         if control.cancelled:
-            raise RequestError("CANCELLED", "the caller went away; nothing was played")
+            raise RequestError("CANCELLED", "the server is shutting down; the bot's move was not played")
         return result.best.action
+
+    async def _commit(self, hosted: _Hosted, base: Position, steps: Steps) -> None:
+        """Store ``steps`` (computed at ``base``), then make them count: the committed position moves on, each
+        seat's log grows, the keepers see the moves, watchers wake. Refused if the game moved on from ``base``."""
+        async with hosted.commit_lock:
+            if hosted.position is not base:
+                raise RequestError(
+                    "FAILED_PRECONDITION",
+                    f"the game moved on to move {hosted.position.moves} while this move was prepared at move "
+                    f"{base.moves}; GetView shows the position",
+                )
+            after = await self.call(self._applied, hosted, base, steps)
+            try:
+                await self._stored(self.store.append, hosted.record.game_id, base.moves, [s.action for s, _ in steps])
+            except BaseException:
+                self._forget_trees(hosted)  # they may have seen moves that were not kept
+                raise
+            for step, seen in steps:
+                hosted.actions.append(step.action)
+                for seat, move in enumerate(seen):
+                    hosted.logs[seat].append(move)
+            hosted.position = after
+            hosted.views = {}
+            self._wake(hosted)
+        self._keep_trees(hosted)
+
+    @staticmethod
+    def _wake(hosted: _Hosted) -> None:
+        changed, hosted.changed = hosted.changed, asyncio.Event()
+        changed.set()
+
+    @staticmethod
+    def _applied(hosted: _Hosted, base: Position, steps: Steps) -> Position:
+        """The position after ``steps``; the bots' keepers see each move as their seat observes it."""
+        after = Position(base.state.clone(), base.moves, base.chance_events, hosted.keepers)
+        for step, _ in steps:
+            after.apply(step.action)
+        return Position(after.state, after.moves, after.chance_events)
 
     @staticmethod
     def _forget_trees(hosted: _Hosted) -> None:
-        """Release the kept trees; the game's next request rebuilds them (they missed moves or saw unkept ones)."""
+        """Release the kept trees; the game's next search rebuilds them (they missed moves or saw unkept ones)."""
         for keeper in hosted.keepers.values():
             keeper.reset()
         hosted.keepers.clear()
         hosted.trees_stale = bool(hosted.actions)
 
-    def _ensure_trees(self, hosted: _Hosted, control: search.Control) -> None:
+    async def _ensure_trees(self, hosted: _Hosted, control: search.Control) -> None:
         """Rebuild lost trees by replaying the bot seats' searches over the committed moves (``REPLAY_ITERATIONS``),
         so the seats go on as if the trees had been kept; where that cannot be done they start afresh. Beliefs from
         what the moves show (``observes_only``) are rebuilt by showing the moves again, whatever the budget."""
@@ -424,31 +693,33 @@ class GameHost:
         # A time budget does not repeat; iteration budgets repeat up to REPLAY_ITERATIONS in all.
         if any(b.time_ms is not None for b in searches) or sum(b.iterations or 0 for b in searches) > REPLAY_ITERATIONS:
             seats = {s: b for s, b in seats.items() if s in observers}
-        if seats:
+        actions = list(hosted.actions)
+
+        def replay() -> dict[int, search.TreeKeeper]:
             position = Position(_setup(record), keepers={s: search.TreeKeeper(s) for s in seats})
-            with self.limits.search_slot(control, wait=True):
-                for action in hosted.actions:
-                    actor = position.state.current_player()
-                    if actor in observers:  # as its first search did: from its observation, with that seed
-                        view = engine_ext.from_observation(record.game, position.state.observation(actor))
-                        seed = play.search_seed(seats[actor], record.seed, position.moves)
-                        position.keepers[actor].start_evidence(info, view, seed)
-                    elif actor in seats:
-                        play.bot_search(
-                            position.state.observation(actor),
-                            actor,
-                            seats[actor],
-                            record.seed,
-                            position.moves,
-                            control,
-                            keeper=position.keepers[actor],
-                        )
-                        if control.cancelled:
-                            for keeper in position.keepers.values():
-                                keeper.reset()
-                            raise RequestError("CANCELLED", "the caller went away; nothing was played")
-                    position.apply(action)
-            hosted.keepers.update(position.keepers)
+            for action in actions:
+                actor = position.state.current_player()
+                if actor in observers:  # as its first search did: from its observation, with that seed
+                    view = engine_ext.from_observation(record.game, position.state.observation(actor))
+                    seed = play.search_seed(seats[actor], record.seed, position.moves)
+                    position.keepers[actor].start_evidence(info, view, seed)
+                elif actor in seats:
+                    play.bot_search(
+                        position.state.observation(actor),
+                        actor,
+                        seats[actor],
+                        record.seed,
+                        position.moves,
+                        control,
+                        keeper=position.keepers[actor],
+                    )
+                    if control.cancelled:
+                        raise RequestError("CANCELLED", "the server is shutting down")
+                position.apply(action)
+            return position.keepers
+
+        if seats:
+            hosted.keepers.update(await self.searches.run("game:" + record.game_id, replay, control, kind="bots"))
         hosted.trees_stale = False
 
     def _keep_trees(self, hosted: _Hosted) -> None:
@@ -459,73 +730,36 @@ class GameHost:
             for keeper in hosted.keepers.values():
                 keeper.reset()
             hosted.keepers.clear()
-            with self._lock:
-                self._kept.pop(game_id, None)
+            self._kept.pop(game_id, None)
             return
         if not any(keeper.bytes for keeper in hosted.keepers.values()):  # nothing held (yet): nothing to account
-            with self._lock:
-                self._kept.pop(game_id, None)
+            self._kept.pop(game_id, None)
             return
-        with self._lock:
-            self._kept[game_id] = hosted
-            self._kept.move_to_end(game_id)
-            total = sum(k.bytes for h in self._kept.values() for k in h.keepers.values())
-            for other_id, other in list(self._kept.items()):
-                if total <= self.kept_bytes:
-                    break
-                if other is hosted or not other.lock.acquire(blocking=False):  # busy: its request holds it
-                    continue
-                try:
-                    total -= sum(keeper.bytes for keeper in other.keepers.values())
-                    self._forget_trees(other)
-                finally:
-                    other.lock.release()
-                del self._kept[other_id]
-            if total > self.kept_bytes:  # this game alone holds more: its seats start afresh at their next search,
-                for keeper in hosted.keepers.values():  # or, with beliefs from the moves alone, see the moves again
-                    keeper.reset()
-                hosted.keepers.clear()
-                del self._kept[game_id]
-                record = hosted.record
-                hosted.trees_stale = bool(hosted.actions) and all(
-                    observes_only(record.game, record.players, bot)
-                    for bot in hosted.bots
-                    if bot is not None and needs_trees(record.game, record.players, bot)
-                )
-
-    def _seen(self, position: Position, action: int) -> list[SeatMove]:
-        state = position.state
-        return [seen_by(state, action, position.moves, seat) for seat in range(state.num_players())]
-
-    def _commit(self, hosted: _Hosted, steps: list[tuple[Step, list]]) -> None:
-        """Make stored moves count: the position moves on, each seat's log grows, watchers wake; the bots' kept
-        trees stay (within ``kept_bytes``) for their next decisions."""
-        for step, seen in steps:
-            hosted.position.apply(step.action)
-            hosted.actions.append(step.action)
-            for seat, move in enumerate(seen):
-                hosted.logs[seat].append(move)
-        hosted.changed.notify_all()
-        self._keep_trees(hosted)
+        self._kept[game_id] = hosted
+        self._kept.move_to_end(game_id)
+        total = sum(k.bytes for h in self._kept.values() for k in h.keepers.values())
+        for other_id, other in list(self._kept.items()):
+            if total <= self.kept_bytes:
+                break
+            if other is hosted or other.busy():  # its job is searching with them
+                continue
+            total -= sum(keeper.bytes for keeper in other.keepers.values())
+            self._forget_trees(other)
+            del self._kept[other_id]
+        if total > self.kept_bytes:  # this game alone holds more: its seats start afresh at their next search,
+            for keeper in hosted.keepers.values():  # or, with beliefs from the moves alone, see the moves again
+                keeper.reset()
+            hosted.keepers.clear()
+            del self._kept[game_id]
+            record = hosted.record
+            hosted.trees_stale = bool(hosted.actions) and all(
+                observes_only(record.game, record.players, bot)
+                for bot in hosted.bots
+                if bot is not None and needs_trees(record.game, record.players, bot)
+            )
 
 
-class _Watch:
-    """A seat's stream of moves: ``next(timeout)`` waits for moves after the ones already sent."""
+def _quoted(err: Exception) -> str:
+    import json
 
-    def __init__(self, host: GameHost, hosted: _Hosted, seat: int):
-        self.host = host
-        self.hosted = hosted
-        self.seat = seat
-        self.game_id = hosted.record.game_id
-
-    def since(self, start: int, timeout: float) -> tuple[list[SeatMove], SeatView | None, bool]:
-        """Moves from ``start`` (waiting up to ``timeout`` s for one), the seat's view after them, and whether the
-        game is over and every move was returned."""
-        hosted = self.hosted
-        with hosted.lock:
-            if start >= hosted.position.moves and not hosted.position.state.is_terminal():
-                hosted.changed.wait(timeout=timeout)
-            moves = hosted.logs[self.seat][start:]
-            view = self.host._view(hosted, self.seat) if moves else None
-            over = hosted.position.state.is_terminal() and start + len(moves) >= hosted.position.moves
-            return moves, view, over
+    return json.dumps(short(f"{type(err).__name__}: {err}", 200))

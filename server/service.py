@@ -6,13 +6,14 @@ call is logged as one JSON line whatever its outcome, and a ``RequestError`` bec
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
 import secrets
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import traceback
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 
 import grpc
@@ -25,9 +26,10 @@ from atoll.v1 import atoll_pb2 as pb
 from search import play
 from search.play import BotSettings, Position
 from server import codec
-from server.budget import Limits, bot_settings, within_deadline
+from server.budget import Margin, Plan, bot_settings, deadline_of, plan, with_default_budget
 from server.errors import RequestError, abort, short
-from server.hosting import GameHost, SeatMove, SeatView
+from server.hosting import GameHost, Played, SeatMove, SeatView, option_field
+from server.scheduler import SearchQueue, StreamQuota, caller_key
 
 log = logging.getLogger("atoll.server")
 
@@ -35,21 +37,18 @@ ANALYZE_FIRST_ITERATIONS = 500
 # No request of this API comes near this size (the largest real one, a Survive observation, is a few KB): anything
 # bigger is refused before it is parsed, so that parsing a huge message cannot hold the interpreter for long.
 MAX_REQUEST_BYTES = 65_536
-WATCH_POLL_S = 1.0
 
 
-def bearer_token(context: grpc.ServicerContext) -> str | None:
-    for key, value in context.invocation_metadata():
+def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
+    for key, value in context.invocation_metadata() or ():
         if key == "authorization" and value.startswith("Bearer "):
             return value[len("Bearer ") :].strip()
     return None
 
 
-def caller_control(context: grpc.ServicerContext) -> search.Control:
-    """A search control cancelled when the caller goes away (cancel, deadline, disconnect)."""
-    control = search.Control()
-    context.add_callback(control.cancel)
-    return control
+def caller(context: grpc.aio.ServicerContext) -> str:
+    """Whom quotas count this call against: its seat token, else its connection (``scheduler.caller_key``)."""
+    return caller_key(bearer_token(context), context.peer())
 
 
 def _log(method: str, started: float, fields: dict) -> None:
@@ -57,32 +56,14 @@ def _log(method: str, started: float, fields: dict) -> None:
     log.info(json.dumps(entry, sort_keys=True, default=str))
 
 
-@contextmanager
-def logged_call(name: str, context: grpc.ServicerContext) -> Iterator[dict]:
-    """One log line for the call whatever happens (the block fills in ``fields``); a ``RequestError`` becomes the
-    call's status."""
-    started, fields = time.perf_counter(), {}
-    try:
-        yield fields
-    except RequestError as err:
-        fields.update(error=err.code, field=err.field)
-        _log(name, started, fields)
-        abort(context, err)
-    except BaseException as exc:  # noqa: BLE001 - logged, then re-raised: a closed stream is GeneratorExit
-        fields["error"] = "INTERNAL" if isinstance(exc, Exception) else "CANCELLED"
-        _log(name, started, fields)
-        raise
-    _log(name, started, fields)
-
-
 def rpc(request_type: type, streaming: bool = False) -> Callable:
-    """Wrap a servicer method ``(self, request, context, fields) -> response`` (or an iterator of responses):
-    parse the request bytes, map ``RequestError`` to its status, and log the call once with ``fields``."""
+    """Wrap an async servicer method ``(self, request, context, fields) -> response`` (or an async generator of
+    responses): parse the request bytes, map ``RequestError`` to its status, and log the call once with ``fields``."""
 
     def wrap(method: Callable) -> Callable:
         name = method.__name__
 
-        def parse(raw: bytes, context: grpc.ServicerContext, fields: dict):
+        def parse(raw: bytes, fields: dict):
             if len(raw) > MAX_REQUEST_BYTES:
                 fields["bytes"] = len(raw)
                 raise RequestError(
@@ -94,20 +75,41 @@ def rpc(request_type: type, streaming: bool = False) -> Callable:
             except protobuf_message.DecodeError:
                 raise RequestError("INVALID_ARGUMENT", f"the request is not a valid {request_type.__name__}") from None
 
+        async def failed(context, started: float, fields: dict, exc: BaseException) -> None:
+            if isinstance(exc, RequestError):
+                fields.update(error=exc.code, field=exc.field)
+                _log(name, started, fields)
+                await abort(context, exc)
+            fields["error"] = "INTERNAL" if isinstance(exc, Exception) else "CANCELLED"
+            _log(name, started, fields)
+            if isinstance(exc, Exception):
+                log.error("%s", json.dumps({"method": name, "traceback": traceback.format_exc(limit=8)}))
+
         if streaming:
 
             @functools.wraps(method)
-            def stream(self, raw: bytes, context: grpc.ServicerContext) -> Iterator:
-                with logged_call(name, context) as fields:
-                    yield from method(self, parse(raw, context, fields), context, fields)
-                    fields.setdefault("cancelled", not context.is_active())
+            async def stream(self, raw: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator:
+                started, fields = time.perf_counter(), {}
+                try:
+                    async for response in method(self, parse(raw, fields), context, fields):
+                        yield response
+                except BaseException as exc:  # noqa: BLE001 - logged, then the status (or re-raised: a cancel)
+                    await failed(context, started, fields, exc)
+                    raise
+                _log(name, started, fields)
 
             return stream
 
         @functools.wraps(method)
-        def unary(self, raw: bytes, context: grpc.ServicerContext):
-            with logged_call(name, context) as fields:
-                return method(self, parse(raw, context, fields), context, fields)
+        async def unary(self, raw: bytes, context: grpc.aio.ServicerContext):
+            started, fields = time.perf_counter(), {}
+            try:
+                response = await method(self, parse(raw, fields), context, fields)
+            except BaseException as exc:  # noqa: BLE001 - logged, then the status (or re-raised: a cancel)
+                await failed(context, started, fields, exc)
+                raise
+            _log(name, started, fields)
+            return response
 
         return unary
 
@@ -137,9 +139,7 @@ def view_message(view: SeatView) -> pb.View:
     return msg
 
 
-def search_response(
-    result: search.SearchResult, requested: int | None, final: bool, stopped: bool | None = None
-) -> pb.SuggestResponse:
+def search_response(result: search.SearchResult, stopped: bool, final: bool) -> pb.SuggestResponse:
     belief = struct_pb2.Struct()
     belief.update(result.belief)
     stats = result.stats
@@ -163,17 +163,11 @@ def search_response(
             elapsed_ms=stats["elapsed_ms"],
             iterations_per_s=stats["iterations_per_s"],
             threads=stats["threads"],
-            stopped_early=stopped_early(result, requested) if stopped is None else stopped,
+            stopped_early=stopped,
         ),
         belief=belief,
         final=final,
     )
-
-
-def stopped_early(result: search.SearchResult, requested: int | None) -> bool:
-    """Cancelled, or cut by a time limit (the caller's deadline included) before its iterations were done."""
-    stats = result.stats
-    return bool(stats["cancelled"]) or (requested is not None and stats["iterations"] < requested)
 
 
 def typed_options(game: str, options: dict[str, str]) -> tuple[engine_ext.GameInfo, dict]:
@@ -187,16 +181,30 @@ def typed_options(game: str, options: dict[str, str]) -> tuple[engine_ext.GameIn
         raise RequestError("INVALID_ARGUMENT", str(err), f"options.{short(err.option)}") from None
 
 
-class AtollService:
-    """The servicer; ``handler()`` registers it with raw-bytes request parsing (see ``rpc``)."""
+def played_message(played: Played) -> pb.ActResponse:
+    return pb.ActResponse(
+        played=move_record(played.played),
+        followed=[move_record(m) for m in played.followed],
+        view=view_message(played.view),
+        bots_thinking=played.bots_thinking,
+    )
 
-    def __init__(self, host: GameHost, limits: Limits):
+
+class AtollService:
+    """The servicer; ``handler()`` registers it with raw-bytes request parsing (see ``rpc``). Its methods are
+    coroutines on the server's event loop: what costs CPU runs in threads (the host's work threads, the search queue's
+    search threads), so the loop stays free for every other call."""
+
+    def __init__(self, host: GameHost, searches: SearchQueue, streams: StreamQuota, margin: Margin):
         self.host = host
-        self.limits = limits
+        self.searches = searches
+        self.streams = streams
+        self.margin = margin
+        self._games = self._list_games()
 
     # -- discovery -----------------------------------------------------------------------------------------------
-    @rpc(pb.ListGamesRequest)
-    def ListGames(self, request, context, fields):
+    @staticmethod
+    def _list_games() -> pb.ListGamesResponse:
         games = []
         for name in engine_ext.GAMES:
             info = engine_ext.game_info(name)
@@ -223,16 +231,20 @@ class AtollService:
             )
         return pb.ListGamesResponse(games=games)
 
+    @rpc(pb.ListGamesRequest)
+    async def ListGames(self, request, context, fields):
+        return self._games
+
     # -- hosted games --------------------------------------------------------------------------------------------
     @rpc(pb.CreateGameRequest)
-    def CreateGame(self, request, context, fields):
+    async def CreateGame(self, request, context, fields):
         fields.update(game=short(request.game), players=request.players)
         seats = []
         for k, seat in enumerate(request.seats):
             seats.append(bot_settings(seat.bot, f"seats[{k}].bot", request.game) if seat.is_bot else None)
         seed = request.seed if request.HasField("seed") else None
-        created = self.host.create(
-            request.game, request.players, seed, dict(request.options), seats, caller_control(context)
+        created = await self.host.create(
+            request.game, request.players, seed, dict(request.options), seats, deadline_of(context.time_remaining())
         )
         fields["game_id"] = created.game_id
         return pb.CreateGameResponse(
@@ -242,50 +254,52 @@ class AtollService:
                 pb.SeatToken(seat=k, token=token or "", is_bot=bot)
                 for k, (token, bot) in enumerate(zip(created.tokens, created.bots, strict=True))
             ],
+            bots_thinking=created.bots_thinking,
         )
 
     @rpc(pb.GetViewRequest)
-    def GetView(self, request, context, fields):
+    async def GetView(self, request, context, fields):
         fields.update(game_id=short(request.game_id), seat=request.seat)
-        return view_message(self.host.view(request.game_id, request.seat, bearer_token(context)))
+        return view_message(await self.host.view(request.game_id, request.seat, bearer_token(context)))
 
     @rpc(pb.ActRequest)
-    def Act(self, request, context, fields):
+    async def Act(self, request, context, fields):
         fields.update(game_id=short(request.game_id), seat=request.seat)
         which = request.WhichOneof("move")
         if which is None:
             raise RequestError("INVALID_ARGUMENT", "send action_id or action_text", "move")
         action = request.action_id if which == "action_id" else request.action_text
         expected = request.expected_move_number if request.HasField("expected_move_number") else None
-        played = self.host.act(
-            request.game_id, request.seat, bearer_token(context), action, expected, caller_control(context)
+        played = await self.host.act(
+            request.game_id,
+            request.seat,
+            bearer_token(context),
+            action,
+            expected,
+            deadline_of(context.time_remaining()),
         )
-        return pb.ActResponse(
-            played=move_record(played.played),
-            followed=[move_record(m) for m in played.followed],
-            view=view_message(played.view),
-        )
+        return played_message(played)
 
     @rpc(pb.BotMoveRequest)
-    def BotMove(self, request, context, fields):
+    async def BotMove(self, request, context, fields):
         fields.update(game_id=short(request.game_id), seat=request.seat)
-        played = self.host.bot_move(request.game_id, request.seat, bearer_token(context), caller_control(context))
-        return pb.ActResponse(
-            played=move_record(played.played),
-            followed=[move_record(m) for m in played.followed],
-            view=view_message(played.view),
+        played = await self.host.bot_move(
+            request.game_id, request.seat, bearer_token(context), deadline_of(context.time_remaining())
         )
+        return played_message(played)
 
     @rpc(pb.WatchGameRequest, streaming=True)
-    def WatchGame(self, request, context, fields):
+    async def WatchGame(self, request, context, fields):
         fields.update(game_id=short(request.game_id), seat=request.seat, from_move=request.from_move)
-        watch = self.host.watch(request.game_id, request.seat, bearer_token(context))
-        with self.limits.stream(watch.game_id):
-            sent = max(0, request.from_move)
-            while context.is_active():
-                moves, view, over = watch.since(sent, WATCH_POLL_S)
-                for k, move in enumerate(moves):
-                    last = k == len(moves) - 1
+        token = bearer_token(context)
+        moves = self.host.moves(request.game_id, request.seat, token, request.from_move)
+        first = await anext(moves)  # refusals (token, seat, game) come before the stream counts against a quota
+        async with self.streams.stream(caller(context), request.game_id):
+            batch = first
+            while True:
+                batch_moves, view, over = batch
+                for k, move in enumerate(batch_moves):
+                    last = k == len(batch_moves) - 1
                     event = pb.GameEvent(move=move_record(move), final=over and last)
                     if last:
                         event.view.CopyFrom(view_message(view))
@@ -293,88 +307,117 @@ class AtollService:
                             event.returns.extend(view.returns)
                             event.scores.extend(view.scores)
                     yield event
-                sent += len(moves)
                 if over:
                     return
+                batch = await anext(moves)
 
     # -- searches ------------------------------------------------------------------------------------------------
-    def _position(self, request, context) -> tuple[engine_ext.State, int]:
+    async def _position(self, request, context) -> tuple[engine_ext.State, int]:
         """A state built from the searching seat's observation: a hosted seat's (token checked) or the client's own.
         The search never sees a hosted game's true state."""
         which = request.WhichOneof("position")
         if which == "hosted":
             seat = request.hosted.seat
-            obs = self.host.observation(request.hosted.game_id, seat, bearer_token(context))
-            return engine_ext.from_observation(obs["game"], obs), seat
+            obs = await self.host.observation(request.hosted.game_id, seat, bearer_token(context))
+            return await self.host.call(engine_ext.from_observation, obs["game"], obs), seat
         if which == "observation":
-            try:
-                obs = codec.observation_from_proto(request.observation)
-                return engine_ext.from_observation(obs.get("game"), obs), obs["seat"]
-            except codec.CodecError as err:
-                raise RequestError("INVALID_ARGUMENT", str(err), err.field) from None
-            except engine_ext.InvalidObservation as err:
-                raise RequestError("INVALID_ARGUMENT", short(err, 300), f"observation.{err.field}") from None
-            except (KeyError, ValueError, TypeError) as err:
-                raise RequestError(
-                    "INVALID_ARGUMENT", f"not a valid observation: {short(err, 300)}", "observation"
-                ) from None
+            return await self.host.call(self._client_position, request.observation)
         raise RequestError("INVALID_ARGUMENT", "send hosted (game id and seat) or an observation", "position")
 
-    def _searchable(self, request, context) -> tuple[engine_ext.State, int, BotSettings]:
-        state, seat = self._position(request, context)
+    @staticmethod
+    def _client_position(message: pb.Observation) -> tuple[engine_ext.State, int]:
+        try:
+            obs = codec.observation_from_proto(message)
+            return engine_ext.from_observation(obs.get("game"), obs), obs["seat"]
+        except codec.CodecError as err:
+            raise RequestError("INVALID_ARGUMENT", str(err), err.field) from None
+        except engine_ext.InvalidObservation as err:
+            raise RequestError("INVALID_ARGUMENT", short(err, 300), f"observation.{err.field}") from None
+        except (KeyError, ValueError, TypeError) as err:
+            raise RequestError(
+                "INVALID_ARGUMENT", f"not a valid observation: {short(err, 300)}", "observation"
+            ) from None
+
+    async def _searchable(self, request, context) -> tuple[engine_ext.State, int, BotSettings]:
+        state, seat = await self._position(request, context)
         if state.current_player() != seat:
             raise RequestError(
                 "FAILED_PRECONDITION", f"seat {seat} is not to act (current player {state.current_player()})"
             )
-        settings = within_deadline(
-            bot_settings(request.settings, "settings", state.game_name), context.time_remaining()
-        )
-        return state, seat, settings
+        return state, seat, bot_settings(request.settings, "settings", state.game_name)
+
+    async def _search(
+        self, context, state: engine_ext.State, seat: int, settings: BotSettings, deadline: float | None
+    ) -> tuple[search.SearchResult, Plan]:
+        """One search for a caller: queued for a slot, its budget cut to the deadline once the slot is held, and
+        cancelled if the caller goes away. Returns the result and the plan it ran (for ``stopped_early``)."""
+        control = search.Control()
+        planned: list[Plan] = []
+        started: list[float] = []
+
+        def prepare() -> None:
+            planned.append(plan(settings, deadline, self.margin.ms()))
+
+        def work() -> search.SearchResult:
+            started.append(time.monotonic())
+            return search.suggest(state, seat, planned[0].settings, control=control)
+
+        try:
+            result = await self.searches.run(
+                caller(context), work, control, width=settings.threads or 1, deadline=deadline, before=prepare
+            )
+        except asyncio.CancelledError:
+            control.cancel()
+            raise
+        ran = planned[0]
+        if ran.settings.time_ms is not None and started:
+            # How far past its time limit the answer is ready (the search's stop, its principal line and belief
+            # summary): what the deadline's margin must cover. Encoding and the send are measured by the benchmark.
+            limit = started[0] + ran.settings.time_ms / 1000.0
+            self.margin.observe(max(0.0, (time.monotonic() - limit) * 1000.0))
+        return result, ran
 
     @rpc(pb.SuggestRequest)
-    def Suggest(self, request, context, fields):
-        control = caller_control(context)
-        # The slot is taken before the observation is decoded: validation work counts against the same limit.
-        with self.limits.search_slot(control):
-            state, seat, settings = self._searchable(request, context)
-            fields.update(game=state.game_name, seat=seat, iterations=settings.iterations, time_ms=settings.time_ms)
-            result = search.suggest(state, seat, settings, control=control)
-        fields["done"] = result.stats["iterations"]
-        return search_response(result, settings.iterations, True)
+    async def Suggest(self, request, context, fields):
+        deadline = deadline_of(context.time_remaining())
+        state, seat, settings = await self._searchable(request, context)
+        fields.update(game=state.game_name, seat=seat)
+        result, ran = await self._search(context, state, seat, settings, deadline)
+        fields.update(iterations=ran.settings.iterations, time_ms=ran.settings.time_ms, done=result.stats["iterations"])
+        return search_response(result, ran.stopped_early(result.stats), True)
 
     @rpc(pb.SuggestRequest, streaming=True)
-    def Analyze(self, request, context, fields):
+    async def Analyze(self, request, context, fields):
         """Searches of doubling size, each streamed; the final message is the strongest search done (the full
         budget, or the largest one finished before a deadline or a cancel)."""
-        control = caller_control(context)
-        with self.limits.search_slot(control):
-            state, seat, settings = self._searchable(request, context)
-            fields.update(game=state.game_name, seat=seat)
-            deadline = time.monotonic() + settings.time_ms / 1000.0 if settings.time_ms else None
-            total = settings.iterations or (None if deadline else search.DEFAULT_ITERATIONS)
-            base = settings
+        deadline = deadline_of(context.time_remaining())
+        state, seat, settings = await self._searchable(request, context)
+        fields.update(game=state.game_name, seat=seat)
+        async with self.streams.stream(caller(context)):
+            settings = with_default_budget(settings)
+            time_limit = time.monotonic() + settings.time_ms / 1000.0 if settings.time_ms else None
+            total = settings.iterations
             step = min(ANALYZE_FIRST_ITERATIONS, total) if total else ANALYZE_FIRST_ITERATIONS
             best: search.SearchResult | None = None
             while True:
-                left_ms = (deadline - time.monotonic()) * 1000.0 if deadline else None
+                left_ms = (time_limit - time.monotonic()) * 1000.0 if time_limit else None
                 requested = min(step, total) if total else step
-                config = replace(base, iterations=requested, time_ms=None if left_ms is None else max(1.0, left_ms))
-                result = search.suggest(state, seat, config, control=control)
+                config = replace(settings, iterations=requested, time_ms=None if left_ms is None else max(1.0, left_ms))
+                result, ran = await self._search(context, state, seat, config, deadline)
                 if best is None or result.stats["iterations"] >= best.stats["iterations"]:
                     best = result
-                cut = stopped_early(result, requested)
-                if not context.is_active():
-                    return
+                cut = ran.stopped_early(result.stats) or result.stats["iterations"] < requested
                 if cut or (total is not None and step >= total):
-                    yield search_response(best, None, True, stopped=cut)
+                    yield search_response(best, cut, True)
                     return
-                yield search_response(result, requested, False)
+                yield search_response(result, False, False)
                 step *= 2
 
     @rpc(pb.PlayGameRequest, streaming=True)
-    def PlayGame(self, request, context, fields):
+    async def PlayGame(self, request, context, fields):
         """A whole game between the server's bots, streamed move by move. It is nobody's seat, so events show the
-        full board (every bot's secrets); a game with a human seat is a hosted game."""
+        full board (every bot's secrets); a game with a human seat is a hosted game. It counts as one of the
+        caller's streams, and its bots' searches queue as the caller's."""
         fields.update(game=short(request.game), players=request.players)
         info, options = typed_options(request.game, dict(request.options))
         try:
@@ -385,42 +428,50 @@ class AtollService:
             raise RequestError("INVALID_ARGUMENT", f"{len(request.bots)} bots for {request.players} seats", "bots")
         bots = [bot_settings(b, f"bots[{k}]", request.game) for k, b in enumerate(request.bots)]
         bots += [BotSettings()] * (request.players - len(bots))
-        seed = request.seed if request.HasField("seed") else None
-        control = caller_control(context)
-        with self.limits.stream():
-            seed = seed if seed is not None else secrets.randbits(64)
-            try:
-                position = Position(play.new_game(request.game, request.players, seed, options))
-            except ValueError as err:
-                raise RequestError("INVALID_ARGUMENT", str(err), "options") from None
-
-            def choose(state: engine_ext.State, seat: int, settings: BotSettings, number: int) -> int:
-                keeper = position.keepers.setdefault(seat, search.TreeKeeper(seat))  # for settings with reuse
-                with self.limits.search_slot(control, wait=True):
-                    return play.bot_search(state, seat, settings, seed, number, control, keeper=keeper).best.action
-
+        seed = request.seed if request.HasField("seed") else secrets.randbits(64)
+        try:
+            position = Position(play.new_game(request.game, request.players, seed, options))
+        except ValueError as err:
+            raise RequestError("INVALID_ARGUMENT", str(err), option_field(err, options)) from None
+        who = caller(context)
+        control = search.Control()
+        async with self.streams.stream(who):
             state = position.state
-            before = state.clone()
-            for step in play.play(position, seed, bots, control=control, choose=choose):
-                text = before.action_to_string(step.action)
-                event = pb.GameEvent(
-                    move=pb.MoveRecord(
-                        move_number=step.number, actor=step.actor, action=pb.Action(id=step.action, text=text)
-                    ),
-                    view=pb.View(
-                        move_number=position.moves,
-                        current_player=state.current_player(),
-                        game_over=state.is_terminal(),
-                        board=str(state),
-                    ),
-                    final=state.is_terminal(),
-                )
-                if state.is_terminal():
-                    event.returns.extend(state.returns())
-                    event.scores.extend(state.scores())
-                    event.view.seed = seed
-                yield event
-                before = state.clone()
+            try:
+                while not state.is_terminal():
+                    actor = state.current_player()
+                    if actor == engine_ext.CHANCE:
+                        action = play.chance_action(position, seed)
+                    else:
+                        keeper = position.keepers.setdefault(actor, search.TreeKeeper(actor))
+                        settings, number = bots[actor], position.moves
+
+                        def work(settings=settings, number=number, keeper=keeper, actor=actor) -> int:
+                            found = play.bot_search(state, actor, settings, seed, number, control, keeper=keeper)
+                            return found.best.action
+
+                        action = await self.searches.run(who, work, control, width=settings.threads or 1)
+                    text = state.action_to_string(action)
+                    step = position.apply(action)
+                    event = pb.GameEvent(
+                        move=pb.MoveRecord(
+                            move_number=step.number, actor=step.actor, action=pb.Action(id=action, text=text)
+                        ),
+                        view=pb.View(
+                            move_number=position.moves,
+                            current_player=state.current_player(),
+                            game_over=state.is_terminal(),
+                            board=str(state),
+                        ),
+                        final=state.is_terminal(),
+                    )
+                    if state.is_terminal():
+                        event.returns.extend(state.returns())
+                        event.scores.extend(state.scores())
+                        event.view.seed = seed
+                    yield event
+            finally:
+                control.cancel()
             fields["moves"] = position.moves
 
 

@@ -2,21 +2,54 @@
 move (a human's too) as its seat observes it, and so searches exactly as the same configuration does in the arena's
 game loop; trees lost to a restart, a release for memory or a failed request are rebuilt by replay."""
 
+import asyncio
+
 import pytest
 
 import search
 from search import play
 from search.play import BotSettings, Position
-from server.budget import Limits
-from server.hosting import GameHost, RequestError, needs_trees, observes_only
+from server.hosting import RequestError, needs_trees, observes_only
+from server.scheduler import SearchQueue
 from server.store import GameStore
 
-LIMITS = dict(searches=2, streams=4, streams_per_game=2)
+
+class GameHost:
+    """A ``server.hosting.GameHost`` driven from synchronous test code: each call runs on the host's own event loop
+    until it returns (create and act wait for the bots' job, having no deadline)."""
+
+    def __init__(self, store, kept_bytes=None):
+        from server.hosting import KEPT_BYTES
+        from server.hosting import GameHost as Host
+
+        self.loop = asyncio.new_event_loop()
+        self.host = Host(store, SearchQueue(2), kept_bytes=KEPT_BYTES if kept_bytes is None else kept_bytes)
+
+    def __getattr__(self, name):
+        return getattr(self.host, name)
+
+    def run(self, coroutine):
+        return self.loop.run_until_complete(coroutine)
+
+    def create(self, game, players, seed, options, bots):
+        return self.run(self.host.create(game, players, seed, options, bots))
+
+    def act(self, game_id, seat, token, action):
+        return self.run(self.host.act(game_id, seat, token, action, None))
+
+    def get(self, game_id):
+        """The game, once its bots' job has played up to a human seat's turn (or the end)."""
+        hosted = self.run(self.host._get(game_id))
+        self.run(self.host._until_humans(hosted, None))
+        return hosted
+
+    def ensure_trees(self, hosted):
+        self.run(self.host._ensure_trees(hosted, search.Control()))
 
 
 @pytest.fixture
 def host(tmp_path):
-    return GameHost(GameStore(tmp_path / "games.db"), Limits(**LIMITS))
+    return GameHost(GameStore(tmp_path / "games.db"))
 
 
 def human(state):
@@ -54,17 +87,17 @@ def arena_searches(searches, game, players, seed, bots):
 
 def hosted_game(host, game, players, seed, bots, moves=None):
     """Play a hosted game (the human seats by ``human``) for ``moves`` human moves or to its end."""
-    created = host.create(game, players, seed, {}, bots, search.Control())
+    created = host.create(game, players, seed, {}, bots)
     return created, continue_game(host, created, moves)
 
 
 def continue_game(host, created, moves=None):
-    hosted = host._get(created.game_id)
+    hosted = host.get(created.game_id)
     done = 0
     while not hosted.position.state.is_terminal() and (moves is None or done < moves):
         seat = hosted.position.state.current_player()
-        host.act(created.game_id, seat, created.tokens[seat], human(hosted.position.state), None, search.Control())
-        hosted = host._get(created.game_id)
+        host.act(created.game_id, seat, created.tokens[seat], human(hosted.position.state))
+        hosted = host.get(created.game_id)
         done += 1
     return hosted
 
@@ -99,12 +132,12 @@ def test_a_hosted_bot_searches_as_the_arena_loop_does(host, searches, game, play
 def test_trees_lost_to_a_restart_or_to_memory_are_rebuilt(tmp_path, searches):
     bots = [None, BotSettings("ismcts", iterations=300, reuse=True)]
     store = GameStore(tmp_path / "games.db")
-    first = GameHost(store, Limits(**LIMITS))
+    first = GameHost(store)
     created, hosted = hosted_game(first, "survive", 2, 5, bots, moves=40)
     assert hosted.keepers[1].nodes > 0 and not hosted.trees_stale  # kept between requests
     done = len(searches)
-    restarted = GameHost(GameStore(tmp_path / "games.db"), Limits(**LIMITS))  # a restart: same store, no trees
-    assert restarted._get(created.game_id).trees_stale
+    restarted = GameHost(GameStore(tmp_path / "games.db"))  # a restart: same store, no trees
+    assert restarted.get(created.game_id).trees_stale
     continue_game(restarted, created, moves=15)
     replayed = searches[done:]
     expected = arena_searches(searches, "survive", 2, 5, bots)
@@ -113,7 +146,7 @@ def test_trees_lost_to_a_restart_or_to_memory_are_rebuilt(tmp_path, searches):
     assert replayed[done:] == expected[done : len(replayed)]
     # A host that may keep only one game's trees releases the less recent one's; that game rebuilds them.
     searches.clear()
-    small = GameHost(GameStore(tmp_path / "small.db"), Limits(**LIMITS), kept_bytes=2 * hosted.keepers[1].bytes)
+    small = GameHost(GameStore(tmp_path / "small.db"), kept_bytes=2 * hosted.keepers[1].bytes)
     a, game_a = hosted_game(small, "survive", 2, 5, bots, moves=40)
     b, game_b = hosted_game(small, "survive", 2, 6, bots, moves=40)
     assert game_a.trees_stale and not game_a.keepers and game_b.keepers[1].nodes > 0
@@ -127,33 +160,37 @@ def test_a_finished_game_holds_no_trees(host):
     assert hosted.keepers == {} and created.game_id not in host._kept
 
 
-def test_a_failed_request_forgets_the_kept_trees(host):
-    bot = BotSettings("ismcts", iterations=500, reuse=True, setup_algorithm="same")  # its set-up placement searched
-    created = host.create("survive", 2, 3, {}, [None, bot], search.Control())
-    hosted = host._games[created.game_id]
-    state = hosted.position.state
-    keeper = hosted.keepers.setdefault(1, search.TreeKeeper(1))
-    cancelled = search.Control()
-    searched = []
-    suggest = search.suggest
+def test_a_commit_the_store_refuses_forgets_the_kept_trees_and_the_job_goes_on_when_it_recovers(tmp_path, searches):
+    # The bot's search ran with its kept trees, but the store refused the move: nothing is committed, the trees (which
+    # saw the move) are released, and when the store works again the job replays them and plays as the arena does.
+    bot = BotSettings("ismcts", iterations=300, reuse=True)
+    host = GameHost(GameStore(tmp_path / "games.db"))
+    created, hosted = hosted_game(host, "survive", 2, 5, [None, bot], moves=30)
+    assert hosted.keepers[1].nodes > 0
+    append = host.store.append
+    refused = []
 
-    def search_then_cancel(*args, **kwargs):  # the caller goes away after the bot's first search
-        result = suggest(*args, **kwargs)
-        searched.append(keeper.nodes)
-        cancelled.cancel()
-        return result
+    def full_disk(game_id, first, moves):
+        if hosted.position.state.current_player() == 1:  # the bot's move, not the human's
+            refused.append(first)
+            raise OSError(28, "No space left on device")
+        return append(game_id, first, moves)
 
-    search.suggest = search_then_cancel
+    host.store.append = full_disk
     before = hosted.position.moves
-    try:
-        with pytest.raises(RequestError):
-            host.act(created.game_id, 0, created.tokens[0], state.legal_actions()[0], None, cancelled)
-    finally:
-        search.suggest = suggest
-    assert searched and searched[0] > 0  # the bot had kept its trees
-    assert keeper.nodes == 0 and keeper.path == [] and hosted.keepers == {}
-    assert hosted.trees_stale == bool(hosted.actions)  # rebuilt before the game's next move if moves were kept
-    assert hosted.position.moves == before  # nothing of the failed request was committed
+    with pytest.raises(RequestError) as failed:  # the human moves until the bot's reply is refused
+        while True:
+            seat = hosted.position.state.current_player()
+            host.act(created.game_id, seat, created.tokens[seat], human(hosted.position.state))
+    assert failed.value.code == "UNAVAILABLE" and "bots' move" in str(failed.value)
+    assert refused and hosted.position.moves == refused[0] > before  # the human's moves are kept, the bot's is not
+    assert hosted.keepers == {} and hosted.trees_stale
+    host.store.append = append
+    continue_game(host, created, moves=10)
+    done = searches[:]
+    expected = arena_searches(searches, "survive", 2, 5, [None, bot])
+    assert [s for s in done if s[1] is not None][-5:] == [s for s in expected if s in done][-5:]
+    assert hosted.position.moves > refused[0] and not hosted.trees_stale
 
 
 def test_a_restart_mid_hand_rebuilds_the_beliefs_of_a_bot_at_its_defaults(tmp_path, searches):
@@ -161,12 +198,12 @@ def test_a_restart_mid_hand_rebuilds_the_beliefs_of_a_bot_at_its_defaults(tmp_pa
     bots = [None, BotSettings()]
     for seed in range(4):
         searches.clear()
-        first = GameHost(GameStore(tmp_path / f"g{seed}.db"), Limits(**LIMITS))
+        first = GameHost(GameStore(tmp_path / f"g{seed}.db"))
         created, hosted = hosted_game(first, "leduc_poker", 2, seed, bots, moves=1)
         if hosted.position.state.is_terminal():
             continue
         before = len(searches)
-        restarted = GameHost(GameStore(tmp_path / f"g{seed}.db"), Limits(**LIMITS))
+        restarted = GameHost(GameStore(tmp_path / f"g{seed}.db"))
         continue_game(restarted, created)
         expected = arena_searches(searches, "leduc_poker", 2, seed, bots)
         played = searches[: len(searches) - len(expected)]
@@ -204,11 +241,11 @@ def test_a_bad_tree_memory_is_a_clear_error_at_the_command_line(tmp_path, capsys
 def rebuilt_without_searching(path, created, searches):
     """A server restarted on the store at ``path``: the game's kept state, stale after the restart, rebuilt before its
     next move with no search run."""
-    restarted = GameHost(GameStore(path), Limits(**LIMITS))
-    rebuilt = restarted._get(created.game_id)
+    restarted = GameHost(GameStore(path))
+    rebuilt = restarted.get(created.game_id)
     assert rebuilt.trees_stale and not rebuilt.keepers
     before = len(searches)
-    restarted._ensure_trees(rebuilt, search.Control())
+    restarted.ensure_trees(rebuilt)
     assert len(searches) == before  # no search was run to rebuild it
     return restarted, rebuilt
 
@@ -216,7 +253,7 @@ def rebuilt_without_searching(path, created, searches):
 def test_a_restart_rebuilds_beliefs_from_the_moves_by_showing_them_again_without_searching(tmp_path, searches):
     # Small Islands' beliefs come from what the moves show: a time budget (searches that do not repeat) loses nothing.
     bots = [None, BotSettings("ismcts", time_ms=5, beliefs=True), BotSettings("greedy"), BotSettings("greedy")]
-    first = GameHost(GameStore(tmp_path / "si.db"), Limits(**LIMITS))
+    first = GameHost(GameStore(tmp_path / "si.db"))
     created, hosted = hosted_game(first, "small_islands", 4, 5, bots, moves=12)
     learnt = {seat: list(row) for seat, row in hosted.keepers[1].beliefs.items()}
     assert learnt and hosted.keepers[1].nodes == 0
@@ -239,7 +276,7 @@ def test_a_restart_rebuilds_survives_beliefs_about_values_by_showing_the_moves_a
     # seat's observation with that decision's seed rebuilds it exactly, with no search and whatever the budget.
     bots = [None, BotSettings("ismcts", time_ms=5, beliefs=True)]
     assert observes_only("survive", 2, bots[1])
-    first = GameHost(GameStore(tmp_path / "survive.db"), Limits(**LIMITS))
+    first = GameHost(GameStore(tmp_path / "survive.db"))
     created, hosted = hosted_game(first, "survive", 2, 5, bots, moves=12)
     learnt = hosted.keepers[1].filter.table()
     assert learnt and hosted.keepers[1].nodes == 0
@@ -252,18 +289,18 @@ def test_survives_belief_filters_count_in_the_kept_memory_and_are_rebuilt_when_r
     # A filter's worlds are memory a hosted seat keeps like trees: counted in ``kept_bytes``, released from the least
     # recently played game when the games together hold more, and rebuilt exactly when that game goes on.
     bots = [None, BotSettings("ismcts", time_ms=5, beliefs=True)]
-    first = GameHost(GameStore(tmp_path / "one.db"), Limits(**LIMITS))
+    first = GameHost(GameStore(tmp_path / "one.db"))
     _, alone = hosted_game(first, "survive", 2, 5, bots, moves=12)
     keeper = alone.keepers[1]
     worlds = keeper.filter.worlds
     assert keeper.nodes == 0 and keeper.bytes == len(worlds) * worlds[0].nbytes > 0
     learnt = keeper.filter.table()
-    small = GameHost(GameStore(tmp_path / "small.db"), Limits(**LIMITS), kept_bytes=keeper.bytes * 3 // 2)
+    small = GameHost(GameStore(tmp_path / "small.db"), kept_bytes=keeper.bytes * 3 // 2)
     a, game_a = hosted_game(small, "survive", 2, 5, bots, moves=12)
     assert a.game_id in small._kept and game_a.keepers[1].filter.table() == learnt
     b, game_b = hosted_game(small, "survive", 2, 6, bots, moves=12)
     assert game_a.trees_stale and not game_a.keepers and list(small._kept) == [b.game_id]
-    small._ensure_trees(game_a, search.Control())
+    small.ensure_trees(game_a)
     assert game_a.keepers[1].filter.table() == learnt
 
 
@@ -271,7 +308,7 @@ def test_with_no_memory_to_keep_a_filter_the_seat_sees_the_moves_again_at_each_d
     # A host that keeps nothing (``--kept-trees-mb 0``) releases the filter after every move; the seat rebuilds it from
     # the moves before its next search, so it still searches exactly as the arena's game loop (which keeps it) does.
     bots = [None, BotSettings("ismcts", iterations=100, beliefs=True)]
-    none_kept = GameHost(GameStore(tmp_path / "none.db"), Limits(**LIMITS), kept_bytes=0)
+    none_kept = GameHost(GameStore(tmp_path / "none.db"), kept_bytes=0)
     _, hosted = hosted_game(none_kept, "survive", 2, 7, bots, moves=20)
     assert not hosted.keepers and hosted.trees_stale and not none_kept._kept
     played = searches[:]
