@@ -10,6 +10,7 @@ difference between the two reports).
 """
 
 import argparse
+import asyncio
 import functools
 import json
 import random
@@ -27,7 +28,10 @@ from atoll.client import AtollClient
 from atoll.v1 import atoll_pb2 as pb
 from server import codec
 from server import service as servicer
-from server.budget import Limits
+from server.budget import Margin
+from server.hosting import GameHost
+from server.scheduler import SearchQueue, StreamQuota
+from server.store import GameStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -104,7 +108,7 @@ def throughput(address: str, clients: int, calls_each: int, iterations: int) -> 
     codes: list[str] = []
 
     def work():
-        with AtollClient(address) as c:
+        with AtollClient(address, own_connection=True) as c:  # a caller each: quotas count per connection
             for _ in range(calls_each):
                 try:
                     c.suggest(observation=observation, settings=pb.BotSettings(iterations=iterations))
@@ -130,19 +134,16 @@ def throughput(address: str, clients: int, calls_each: int, iterations: int) -> 
 
 
 class _Context:
-    """The little of a gRPC context that the Suggest handler reads: no deadline, no metadata, never cancelled."""
+    """The little of a gRPC context that the Suggest handler reads: no deadline, no metadata, one caller."""
 
     def time_remaining(self):
         return None
 
-    def is_active(self) -> bool:
-        return True
-
     def invocation_metadata(self) -> tuple:
         return ()
 
-    def add_callback(self, callback) -> bool:
-        return True
+    def peer(self) -> str:
+        return "ipv4:127.0.0.1:1"
 
 
 # The parts of a Suggest call beyond the search: (module, function, name in the report).
@@ -176,8 +177,12 @@ def stages(calls: int, iterations: int) -> dict:
     for module, name, key in STAGES:
         setattr(module, name, timed(getattr(module, name), key))
     report = {}
+    tmp = tempfile.TemporaryDirectory()
+    searches = SearchQueue(2)
+    host = GameHost(GameStore(Path(tmp.name) / "stages.sqlite3"), searches)
+    loop = asyncio.new_event_loop()
     try:
-        handler = servicer.AtollService(host=None, limits=Limits(2, 2, 2))
+        handler = servicer.AtollService(host, searches, StreamQuota(2, 2, 2), Margin())
         for game in POSITIONS:
             state = position(game)
             raw = pb.SuggestRequest(
@@ -188,13 +193,17 @@ def stages(calls: int, iterations: int) -> dict:
             times.update({key: [] for *_, key in STAGES} | {"beyond_search_ms": [], "search_ms": []})
             for _ in range(calls):
                 started = time.perf_counter()
-                reply = handler.Suggest(raw, _Context())
+                reply = loop.run_until_complete(handler.Suggest(raw, _Context()))
                 times["beyond_search_ms"].append((time.perf_counter() - started) * 1000 - reply.stats.elapsed_ms)
                 times["search_ms"].append(reply.stats.elapsed_ms)
             report[game] = {key: round(statistics.median(values), 3) for key, values in times.items() if values}
     finally:
         for module, name, original in originals:
             setattr(module, name, original)
+        loop.run_until_complete(host.close())
+        searches.shutdown()
+        loop.close()
+        tmp.cleanup()
     return {"calls": calls, "iterations": iterations, "p50": report}
 
 

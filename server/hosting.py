@@ -520,8 +520,11 @@ class GameHost:
     async def _reply(self, hosted: _Hosted, seat: int, first: int, deadline: float | None) -> Played:
         self._kick(hosted)
         thinking = await self._until_humans(hosted, deadline)
+        waited = time.monotonic()
         view = await self._view(hosted, seat)
         moves = hosted.logs[seat][first : view.move_number]
+        if thinking:  # what the reply cost after the wait ended: a share of the deadline's margin
+            self.margin.observe((time.monotonic() - waited) * 1000.0)
         return Played(moves[0], moves[1:], view, thinking)
 
     async def _until_humans(self, hosted: _Hosted, deadline: float | None) -> bool:

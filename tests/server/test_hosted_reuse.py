@@ -225,7 +225,7 @@ def test_the_servers_tree_memory_is_set_by_its_option(tmp_path):
     try:
         assert server.host.kept_bytes == 1.5 * 2**20
     finally:
-        server.stop(0)
+        server.close()
 
 
 def test_a_bad_tree_memory_is_a_clear_error_at_the_command_line(tmp_path, capsys):
