@@ -443,12 +443,16 @@ def summarize(tournament: Tournament, results: list[dict]) -> dict:
 
 
 def complete_groups(lineup: Sequence[str], games: list[dict]) -> dict[int, list[dict]]:
-    """Deal groups in which every seat permutation was played (only those enter the intervals)."""
-    size = len(seat_permutations(lineup))
+    """Deal groups in which every seat permutation was played, each once (only those enter the intervals)."""
+    orders = seat_permutations(lineup)
     groups = defaultdict(list)
     for game in games:
         groups[game["deal"]].append(game)
-    return {deal: group for deal, group in sorted(groups.items()) if len(group) == size}
+    return {
+        deal: group
+        for deal, group in sorted(groups.items())
+        if sorted(tuple(game["seats"]) for game in group) == orders
+    }
 
 
 def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:

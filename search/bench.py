@@ -4,6 +4,7 @@ an optional PNG. Strength tournaments are ``search.arena``.
 
 from __future__ import annotations
 
+import itertools
 import json
 import platform
 import random
@@ -317,7 +318,7 @@ BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500)
 
 
 def _bucket(branching: int) -> str:
-    for low, high in zip(BUCKETS, BUCKETS[1:], strict=False):
+    for low, high in itertools.pairwise(BUCKETS):
         if branching < high:
             return f"{low}-{high - 1}"
     return f"{BUCKETS[-1]}+"

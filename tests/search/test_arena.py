@@ -1,6 +1,8 @@
 """The arena: duplicate deals, resumable JSONL files, identical results on every executor, sound summaries."""
 
+import itertools
 import json
+import math
 import os
 import signal
 import subprocess
@@ -42,6 +44,40 @@ def test_a_deal_is_replayed_in_every_seat_permutation_with_one_seed():
         assert len({j["seed"] for j in group}) == 1
         assert sorted(j["seats"].index("g") for j in group) == [0, 1, 2, 3]
     assert jobs[0]["seed"] != jobs[4]["seed"]
+
+
+@pytest.mark.parametrize(
+    "lineup",
+    [
+        "ab", "aa", "abc", "abb", "aab", "abcd", "abbb", "aabb", "abcde", "abbbb", "aabbc",
+    ],
+)  # fmt: skip
+def test_every_deal_is_played_in_every_distinct_seat_order_of_its_lineup_once(lineup):
+    # Three different bots in three seats play all 6 orders of each deal, not only the 3 rotations (a always just
+    # before b); a repeated bot's copies are interchangeable, so aab plays 3 orders and abbbb 5.
+    seats = len(lineup)
+    game = "survive" if seats > 2 else "kuhn_poker"
+    configs = {name: FAST["r"] for name in set(lineup)}
+    tournament = arena.Tournament(game, seats, configs, [list(lineup)], 2, seed=3)
+    jobs = list(tournament.jobs())
+    every_order = set(itertools.permutations(lineup))
+    for deal in (0, 1):
+        played = [tuple(j["seats"]) for j in jobs if j["deal"] == deal]
+        assert sorted(played) == sorted(every_order)  # each distinct order exactly once
+    assert (
+        len(jobs)
+        == 2 * len(every_order)
+        == 2 * math.factorial(seats) // math.prod(math.factorial(lineup.count(name)) for name in set(lineup))
+    )
+
+
+def test_a_deal_group_counts_only_when_it_holds_every_seat_order_not_just_as_many_games():
+    lineup = ["a", "b", "g"]
+    orders = arena.seat_permutations(lineup)
+    whole = [{"match": "a,b,g", "deal": 0, "seats": list(s), "returns": [1.0, 0.0, 0.0], "seed": 0} for s in orders]
+    doubled = whole[:5] + [dict(whole[0])]  # six games, but one order twice and one missing
+    assert arena.complete_groups(lineup, whole) == {0: whole}
+    assert arena.complete_groups(lineup, doubled) == {}
 
 
 def test_permuted_seats_see_the_same_chance_while_the_games_agree():
@@ -327,7 +363,7 @@ def test_two_bots_in_the_same_games_are_compared_paired_by_deal_group():
     games = [
         {"match": "a,b,g", "deal": deal, "seats": list(seats), "returns": [float(s == w) for s in seats],
          "scores": [1] * 3, "seed": deal}
-        for deal, won in winners.items() for seats, w in zip(permutations, won, strict=False)
+        for deal, won in winners.items() for seats, w in zip(permutations[: len(won)], won, strict=True)
     ]  # fmt: skip
     match = arena.summarize_match(lineup, games)
     assert set(match["head_to_head"]) == {"a - b", "a - g"}
