@@ -132,14 +132,17 @@ async def create_games(stub, load: Load, count: int) -> None:
 async def player(stub, load: Load, game: dict) -> None:
     """Seat 0 of one game: looks at its view, thinks a little, plays a random legal move; acknowledged moves noted."""
     metadata = auth(game["token"])
+    view = None
     while not load.stop.is_set():
         try:
-            view = await stub.GetView(pb.GetViewRequest(game_id=game["id"], seat=0), timeout=10, metadata=metadata)
-            load.count("players", "OK")
+            if view is None:  # the first look, or the bots were still thinking when the Act answered
+                view = await stub.GetView(pb.GetViewRequest(game_id=game["id"], seat=0), timeout=10, metadata=metadata)
+                load.count("players", "OK")
             if view.game_over:
                 return
             if view.current_player != 0:
-                await asyncio.sleep(0.2)
+                view = None
+                await asyncio.sleep(1.0)
                 continue
             await asyncio.sleep(load.rng.uniform(0.2, 1.0))  # the player thinks
             action = load.rng.choice(view.legal_actions)
@@ -152,13 +155,14 @@ async def player(stub, load: Load, game: dict) -> None:
             elapsed_ms = (time.monotonic() - started) * 1000.0
             load.count("players", "OK")
             load.acknowledged[game["id"]] = max(load.acknowledged[game["id"]], reply.view.move_number)
+            view = None if reply.bots_thinking else reply.view
             bot_moves = sum(1 for m in reply.followed if m.actor > 0)
             if game["budget"].time_ms and not reply.bots_thinking:
                 load.act_extra_ms.append(elapsed_ms - bot_moves * game["budget"].time_ms)
         except grpc.aio.AioRpcError as err:
             load.count("players", err.code().name)
-            if err.code() == grpc.StatusCode.UNAVAILABLE:
-                await asyncio.sleep(0.5)
+            view = None
+            await asyncio.sleep(0.5)
 
 
 async def watchers(channels, load: Load, count: int) -> list:
@@ -323,13 +327,14 @@ def main() -> None:
     parser.add_argument("--watchers", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=60.0, help="in all: half before the kill -9, half after")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--server-log", default=None, help="keep the server's log (a JSON line a call) in this file")
     args = parser.parse_args()
     for name in ("games", "watchers", "seconds"):
         if getattr(args, name) <= 0:
             parser.error(f"--{name}: expected more than 0")
     load = Load(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
-        db, log = Path(tmp) / "games.sqlite3", Path(tmp) / "server.log"
+        db, log = Path(tmp) / "games.sqlite3", Path(args.server_log or Path(tmp) / "server.log")
         server = Server(db, log).start()
         measured = asyncio.run(phase(server.address, load, args.seconds / 2, True, args))
         server.kill()

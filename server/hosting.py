@@ -532,6 +532,12 @@ class GameHost:
         that failed (its store refused a commit) is reported to the waiting caller."""
         failures = hosted.job_failures
         hosted.retry_now.set()
+        # The reply after the wait (a view computed and encoded in a work thread) queues behind other games' work
+        # when the server is loaded: the margin is the measured one, but at least a twentieth of the call's time
+        # (at most 1 s), so that a long deadline is never met by a hair.
+        margin_s = 0.0
+        if deadline is not None:
+            margin_s = max(self.margin.ms() / 1000.0, min(1.0, (deadline - time.monotonic()) / 20.0))
         while hosted.waiting_on_bots():
             if hosted.job_failures > failures:
                 raise hosted.job_error
@@ -542,7 +548,7 @@ class GameHost:
                 waits.append(job)
             timeout = None
             if deadline is not None:
-                timeout = deadline - time.monotonic() - self.margin.ms() / 1000.0
+                timeout = deadline - time.monotonic() - margin_s
                 if timeout <= 0:
                     waits[0].cancel()
                     return True

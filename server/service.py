@@ -13,6 +13,7 @@ import logging
 import secrets
 import time
 import traceback
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 
@@ -37,6 +38,7 @@ ANALYZE_FIRST_ITERATIONS = 500
 # No request of this API comes near this size (the largest real one, a Survive observation, is a few KB): anything
 # bigger is refused before it is parsed, so that parsing a huge message cannot hold the interpreter for long.
 MAX_REQUEST_BYTES = 65_536
+ENCODED_VIEWS = 4096
 
 
 def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
@@ -181,15 +183,6 @@ def typed_options(game: str, options: dict[str, str]) -> tuple[engine_ext.GameIn
         raise RequestError("INVALID_ARGUMENT", str(err), f"options.{short(err.option)}") from None
 
 
-def played_message(played: Played) -> pb.ActResponse:
-    return pb.ActResponse(
-        played=move_record(played.played),
-        followed=[move_record(m) for m in played.followed],
-        view=view_message(played.view),
-        bots_thinking=played.bots_thinking,
-    )
-
-
 class AtollService:
     """The servicer; ``handler()`` registers it with raw-bytes request parsing (see ``rpc``). Its methods are
     coroutines on the server's event loop: what costs CPU runs in threads (the host's work threads, the search queue's
@@ -201,6 +194,28 @@ class AtollService:
         self.streams = streams
         self.margin = margin
         self._games = self._list_games()
+        # Encoded views by the SeatView they encode (the host computes one per seat and move): a view read by many
+        # calls, or by every watcher of a game, is encoded once, in a work thread.
+        self._encoded: OrderedDict[int, tuple[SeatView, pb.View]] = OrderedDict()
+
+    async def _message(self, view: SeatView) -> pb.View:
+        cached = self._encoded.get(id(view))
+        if cached is not None and cached[0] is view:
+            self._encoded.move_to_end(id(view))
+            return cached[1]
+        message = await self.host.call(view_message, view)
+        self._encoded[id(view)] = (view, message)
+        if len(self._encoded) > ENCODED_VIEWS:
+            self._encoded.popitem(last=False)
+        return message
+
+    async def _played(self, played: Played) -> pb.ActResponse:
+        return pb.ActResponse(
+            played=move_record(played.played),
+            followed=[move_record(m) for m in played.followed],
+            view=await self._message(played.view),
+            bots_thinking=played.bots_thinking,
+        )
 
     # -- discovery -----------------------------------------------------------------------------------------------
     @staticmethod
@@ -260,7 +275,7 @@ class AtollService:
     @rpc(pb.GetViewRequest)
     async def GetView(self, request, context, fields):
         fields.update(game_id=short(request.game_id), seat=request.seat)
-        return view_message(await self.host.view(request.game_id, request.seat, bearer_token(context)))
+        return await self._message(await self.host.view(request.game_id, request.seat, bearer_token(context)))
 
     @rpc(pb.ActRequest)
     async def Act(self, request, context, fields):
@@ -278,7 +293,7 @@ class AtollService:
             expected,
             deadline_of(context.time_remaining()),
         )
-        return played_message(played)
+        return await self._played(played)
 
     @rpc(pb.BotMoveRequest)
     async def BotMove(self, request, context, fields):
@@ -286,7 +301,7 @@ class AtollService:
         played = await self.host.bot_move(
             request.game_id, request.seat, bearer_token(context), deadline_of(context.time_remaining())
         )
-        return played_message(played)
+        return await self._played(played)
 
     @rpc(pb.WatchGameRequest, streaming=True)
     async def WatchGame(self, request, context, fields):
@@ -302,7 +317,7 @@ class AtollService:
                     last = k == len(batch_moves) - 1
                     event = pb.GameEvent(move=move_record(move), final=over and last)
                     if last:
-                        event.view.CopyFrom(view_message(view))
+                        event.view.CopyFrom(await self._message(view))
                         if over:
                             event.returns.extend(view.returns)
                             event.scores.extend(view.scores)
@@ -339,6 +354,7 @@ class AtollService:
             ) from None
 
     async def _searchable(self, request, context) -> tuple[engine_ext.State, int, BotSettings]:
+        self.searches.check_quota(caller(context))
         state, seat = await self._position(request, context)
         if state.current_player() != seat:
             raise RequestError(
