@@ -53,6 +53,7 @@ BUDGETS = [
     pb.BotSettings(level=2),
 ]
 TARGET_P99_MS = 50.0
+START_NICENESS = os.nice(0)
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -60,6 +61,11 @@ def percentile(values: list[float], q: float) -> float | None:
         return None
     ordered = sorted(values)
     return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
+
+
+def at_start_niceness(command: list[str]) -> list[str]:
+    """``command`` run at the niceness this benchmark started with, whatever the load generator's is now."""
+    return ["nice", "-n", str(START_NICENESS - os.nice(0)), *command]
 
 
 class Server:
@@ -71,7 +77,7 @@ class Server:
     def start(self) -> Server:
         with open(self.log, "a") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--db", str(self.db)],
+                at_start_niceness([sys.executable, "-m", "server.cli", "serve", "--port", "0", "--db", str(self.db)]),
                 cwd=ROOT,
                 stdout=subprocess.PIPE,
                 stderr=log,
@@ -269,8 +275,12 @@ print(json.dumps({"health_ms": health_ms, "view_ms": view_ms, "thinking_views": 
 
 
 def probe(address: str, seconds: float) -> subprocess.Popen:
+    """The measuring process, at the niceness the benchmark started with (the load generator's is raised)."""
     return subprocess.Popen(
-        [sys.executable, "-c", PROBE, address, str(seconds)], cwd=ROOT, stdout=subprocess.PIPE, text=True
+        at_start_niceness([sys.executable, "-c", PROBE, address, str(seconds)]),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -328,6 +338,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="in all: half before the kill -9, half after")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--server-log", default=None, help="keep the server's log (a JSON line a call) in this file")
+    parser.add_argument(
+        "--client-nice",
+        type=int,
+        default=5,
+        help="niceness of this load generator (its players, watchers, flooder and suggester; not the probe, not the "
+        "server): clients that on one machine stand for clients on others, as they would be in production (0: share "
+        "the cores evenly with the server)",
+    )
     args = parser.parse_args()
     for name in ("games", "watchers", "seconds"):
         if getattr(args, name) <= 0:
@@ -336,6 +354,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db, log = Path(tmp) / "games.sqlite3", Path(args.server_log or Path(tmp) / "server.log")
         server = Server(db, log).start()
+        os.nice(args.client_nice)  # after the server started (it keeps its own niceness); the probe resets its own
         measured = asyncio.run(phase(server.address, load, args.seconds / 2, True, args))
         server.kill()
         server = Server(db, log).start()
@@ -351,6 +370,7 @@ def main() -> None:
         "watchers": args.watchers,
         "seconds": args.seconds,
         "cpus": os.cpu_count(),
+        "client_nice": args.client_nice,
         "health_ms": {"p50": percentile(health, 0.5), "p99": percentile(health, 0.99), "n": len(health)},
         "thinking_get_view_ms": {
             "p50": percentile(views, 0.5),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import gc
 import logging
 import os
 import signal
@@ -44,6 +45,32 @@ SERVER_OPTIONS = [
     ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
     ("grpc.http2.max_pings_without_data", 0),
 ]
+
+
+# Full garbage collections scan every tracked object, and a server holding every game's positions, views and keepers
+# has many: each such pause (tens of ms, measured by benchmarks/hosting_load.py) lands on whichever call is running.
+# What survived a full collection is frozen (out of the collector's sight: later full collections scan only what is
+# newer), and once every FULL_COLLECT_S everything is thawed and collected, so that cycles among old objects that have
+# since died are still freed: one long pause every ten minutes instead of one every few seconds.
+FULL_COLLECT_S = 600.0
+
+
+def _freeze_after_full_collection(phase: str, info: dict) -> None:
+    if phase == "stop" and info["generation"] == 2:
+        gc.freeze()
+
+
+async def quiet_collector() -> None:
+    gc.freeze()  # what start-up made (modules, the engines' tables) lives as long as the server
+    gc.callbacks.append(_freeze_after_full_collection)
+    try:
+        while True:
+            await asyncio.sleep(FULL_COLLECT_S)
+            gc.unfreeze()
+            gc.collect()
+            gc.freeze()
+    finally:
+        gc.callbacks.remove(_freeze_after_full_collection)
 
 
 class StoreInUseError(RuntimeError):
@@ -186,9 +213,11 @@ class AtollServer:
                 self.searches.shutdown()
                 self.close()
                 raise
+            collector = asyncio.ensure_future(quiet_collector())
             if on_ready is not None:
                 on_ready(self)
             await done.wait()
+            collector.cancel()
             log.info('{"event": "shutdown"}')
             await self.stop()
 

@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import engine_ext
 import search
@@ -45,8 +45,7 @@ MAX_TOKEN_CHARS = 256  # tokens are 32 characters; a longer one is nobody's
 STORE_ERRORS = (sqlite3.Error, OSError)
 
 
-@dataclass(frozen=True)
-class SeatMove:
+class SeatMove(NamedTuple):
     """One move as a seat saw it: its number, who took it, the observed action id and its text."""
 
     number: int
@@ -99,7 +98,10 @@ Steps = list[tuple[Step, list[SeatMove]]]  # moves with how each seat saw them
 class _Hosted:
     record: GameRecord
     position: Position  # the last committed position: replaced on each commit, never changed
-    logs: list[list[SeatMove]]  # per seat: every committed move as that seat saw it (append-only)
+    # Per seat: every committed move as that seat saw it (append-only), each a plain tuple of SeatMove's fields: tuples
+    # of numbers and strings leave the garbage collector's view, which a server holding every game's log in memory
+    # needs (hundreds of thousands of objects otherwise, each scanned by every full collection).
+    logs: list[list[tuple]]
     # Per bot seat, its kept search trees (settings with ``reuse`` or ``beliefs``), kept between decisions as the
     # arena's game loop keeps them, so a hosted bot plays as the configuration measured there (bounded over all games
     # by ``GameHost.kept_bytes``). Only the game's job and its commits touch them.
@@ -336,7 +338,7 @@ class GameHost:
             hosted.position.apply(action)
             hosted.actions.append(action)
             for seat, move in enumerate(seen):
-                hosted.logs[seat].append(move)
+                hosted.logs[seat].append(tuple(move))
         hosted.trees_stale = bool(moves)  # its bots' trees did not survive the restart
         return hosted
 
@@ -405,7 +407,7 @@ class GameHost:
             position = hosted.position
             over = position.state.is_terminal()
             if sent < position.moves or (over and sent >= position.moves):
-                batch = hosted.logs[seat][sent : position.moves]
+                batch = [SeatMove(*move) for move in hosted.logs[seat][sent : position.moves]]
                 view = await self._view(hosted, seat, position)
                 sent = max(sent, position.moves)
                 yield batch, view, over
@@ -522,7 +524,7 @@ class GameHost:
         thinking = await self._until_humans(hosted, deadline)
         waited = time.monotonic()
         view = await self._view(hosted, seat)
-        moves = hosted.logs[seat][first : view.move_number]
+        moves = [SeatMove(*move) for move in hosted.logs[seat][first : view.move_number]]
         if thinking:  # what the reply cost after the wait ended: a share of the deadline's margin
             self.margin.observe((time.monotonic() - waited) * 1000.0)
         return Played(moves[0], moves[1:], view, thinking)
@@ -647,7 +649,7 @@ class GameHost:
                     f"the game moved on to move {hosted.position.moves} while this move was prepared at move "
                     f"{base.moves}; GetView shows the position",
                 )
-            after = await self.call(self._applied, hosted, base, steps)
+            after, views = await self.call(self._applied, hosted, base, steps)
             try:
                 await self._stored(self.store.append, hosted.record.game_id, base.moves, [s.action for s, _ in steps])
             except BaseException:
@@ -656,9 +658,9 @@ class GameHost:
             for step, seen in steps:
                 hosted.actions.append(step.action)
                 for seat, move in enumerate(seen):
-                    hosted.logs[seat].append(move)
+                    hosted.logs[seat].append(tuple(move))
             hosted.position = after
-            hosted.views = {}
+            hosted.views = views
             self._wake(hosted)
         self._keep_trees(hosted)
 
@@ -668,12 +670,21 @@ class GameHost:
         changed.set()
 
     @staticmethod
-    def _applied(hosted: _Hosted, base: Position, steps: Steps) -> Position:
-        """The position after ``steps``; the bots' keepers see each move as their seat observes it."""
+    def _applied(hosted: _Hosted, base: Position, steps: Steps) -> tuple[Position, dict[int, SeatView]]:
+        """The position after ``steps`` and the human seats' views of it (what their players and watchers read next,
+        made here so that no read after a move waits for a work thread); the bots' keepers see each move as their
+        seat observes it."""
         after = Position(base.state.clone(), base.moves, base.chance_events, hosted.keepers)
         for step, _ in steps:
             after.apply(step.action)
-        return Position(after.state, after.moves, after.chance_events)
+        position = Position(after.state, after.moves, after.chance_events)
+        record = hosted.record
+        views = {
+            seat: seat_view(record.game_id, position.state, seat, position.moves, record.seed)
+            for seat, bot in enumerate(hosted.bots)
+            if bot is None
+        }
+        return position, views
 
     @staticmethod
     def _forget_trees(hosted: _Hosted) -> None:
@@ -697,7 +708,7 @@ class GameHost:
         # Seats whose keepers hold beliefs from the moves alone see the moves again (their evidence turned on at their
         # first decision, as their first search did); the others replay their searches, where those repeat.
         observers = {s for s, b in seats.items() if observes_only(record.game, record.players, b)}
-        actors = [move.actor for move in hosted.logs[0]]
+        actors = [SeatMove(*move).actor for move in hosted.logs[0]]
         searches = [seats[a].resolved(info, record.players) for a in actors if a in seats and a not in observers]
         # A time budget does not repeat; iteration budgets repeat up to REPLAY_ITERATIONS in all.
         if any(b.time_ms is not None for b in searches) or sum(b.iterations or 0 for b in searches) > REPLAY_ITERATIONS:

@@ -38,6 +38,7 @@ import search
 from server.errors import RequestError
 
 T = TypeVar("T")
+DEADLINE_ANSWER_S = 0.05  # a wait for a slot ends this long before the caller's deadline, to say why
 CLASSES = ("requests", "bots")
 
 
@@ -164,7 +165,7 @@ class SearchQueue:
             self._withdraw(waiter)
             if waiter.granted:  # admitted in the same instant: give the slot back
                 self._release(waiter)
-            if deadline is not None and deadline - time.monotonic() < self.max_wait_s:
+            if deadline is not None and deadline - time.monotonic() < DEADLINE_ANSWER_S * 2:
                 raise RequestError(
                     "DEADLINE_EXCEEDED", "the call's deadline came before a search slot was free"
                 ) from None
@@ -187,8 +188,8 @@ class SearchQueue:
         if kind == "bots":
             return None
         limit = self.max_wait_s
-        if deadline is not None:
-            limit = min(limit, deadline - time.monotonic())
+        if deadline is not None:  # our answer must reach the caller before its own deadline does
+            limit = min(limit, deadline - time.monotonic() - DEADLINE_ANSWER_S)
         return max(0.0, limit)
 
     async def run(

@@ -195,7 +195,8 @@ class AtollService:
         self.margin = margin
         self._games = self._list_games()
         # Encoded views by the SeatView they encode (the host computes one per seat and move): a view read by many
-        # calls, or by every watcher of a game, is encoded once, in a work thread.
+        # calls, or by every watcher of a game, is encoded once (on the loop: a fraction of a millisecond, less than a
+        # turn in the work threads' queue would cost a read under load).
         self._encoded: OrderedDict[int, tuple[SeatView, pb.View]] = OrderedDict()
 
     async def _message(self, view: SeatView) -> pb.View:
@@ -203,7 +204,7 @@ class AtollService:
         if cached is not None and cached[0] is view:
             self._encoded.move_to_end(id(view))
             return cached[1]
-        message = await self.host.call(view_message, view)
+        message = view_message(view)
         self._encoded[id(view)] = (view, message)
         if len(self._encoded) > ENCODED_VIEWS:
             self._encoded.popitem(last=False)

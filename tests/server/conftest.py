@@ -19,9 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class ServerProcess:
-    def __init__(self, db: Path, extra: tuple[str, ...] = ()):
+    def __init__(self, db: Path, extra: tuple[str, ...] = (), log: Path | None = None):
         self.db = db
         self.extra = extra
+        self.log = log  # the server's stderr (a JSON line a call), kept here when given
         self.proc = None
         self.address = None
 
@@ -30,7 +31,7 @@ class ServerProcess:
             [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--db", str(self.db), *self.extra],
             cwd=ROOT,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=open(self.log, "a") if self.log else subprocess.DEVNULL,  # noqa: SIM115 - the child's to keep
             text=True,
         )
         line = self.proc.stdout.readline()
