@@ -548,6 +548,12 @@ cdef class SmallIslandsState(State):
             cards = NUM_OBJECTIVES
         if cards != NUM_OBJECTIVES:
             problems.append(f"Objectives: {cards} accounted for, not 12")
+        held_objectives = [k for k in range(NUM_OBJECTIVES) if (s.obj_deck >> k) & 1] + [
+            int(c) for i in range(s.num_players) for c in (s.obj_cur[i], s.obj_next[i]) if c >= 0]
+        if s.phase == PH_OBJ_KEEP or s.phase == PH_OBJ_DRAW:
+            held_objectives += [int(s.obj_drawn[k]) for k in range(2 if s.phase == PH_OBJ_KEEP else 2 - s.left)]
+        if s.phase != PH_SETUP_OBJ and len(set(held_objectives)) != len(held_objectives):
+            problems.append("Objectives: a card is in two places")
         for root, counted in self.recount().items():
             g = &s.region[<int>root]
             if counted["tiles"] != g.tiles or counted["icons"] != [int(g.isl[k]) for k in range(NUM_ICONS)] or (

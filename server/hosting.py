@@ -236,7 +236,7 @@ class GameHost:
         searches: SearchQueue,
         kept_bytes: int = KEPT_BYTES,
         margin: Margin | None = None,
-        work_threads: int = 4,
+        work_threads: int = 2,
     ):
         self.store = store
         self.searches = searches

@@ -99,6 +99,16 @@ def test_threads_pool_the_rounds_each_survived():
     assert pooled[ranked[0].action]["survived"] == max(slot["survived"] for slot in pooled.values())
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_halving_search_spends_exactly_its_iterations_with_any_thread_count(threads):
+    state = wide_position()
+    result = search.suggest(
+        state, state.current_player(), iterations=4000, threads=threads, seed=3, halving=True, top_k=10_000
+    )
+    assert result.stats["iterations"] == 4000 and result.stats["threads"] == threads
+    assert sum(move.visits for move in result.moves) == 4000
+
+
 def test_halving_and_a_lower_bound_choice_are_refused_together():
     state = wide_position()
     with pytest.raises(ValueError, match="halving and final_lcb"):

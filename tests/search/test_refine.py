@@ -101,12 +101,13 @@ def test_a_second_stage_cut_short_leaves_the_screens_choice(monkeypatch, second_
         assert result.best.pv == screen.best.pv
 
 
-def test_refine_pools_the_threads_of_each_stage():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_refine_pools_the_threads_of_each_stage(threads):
     state = survive_turn_start(4, 3)
     result = search.suggest(
-        state, state.current_player(), iterations=1600, threads=2, refine=2, refine_screen=400, seed=1, **SETTINGS
+        state, state.current_player(), iterations=1600, threads=threads, refine=2, refine_screen=400, seed=1, **SETTINGS
     )
-    assert result.stats["iterations"] == 1600 and result.stats["threads"] == 2
+    assert result.stats["iterations"] == 1600 and result.stats["threads"] == threads
     assert sum(move.visits for move in result.moves[:2]) == 1200
 
 

@@ -127,3 +127,26 @@ def test_kept_trees_do_not_grow_search_after_search():
         sizes.append(forest.nodes)
     assert result["reused"] > 0 and sizes[0] <= 1000
     assert max(sizes) <= 2 * 1000 + 2 and sizes[-1] > sizes[0]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_reused_search_counts_its_own_iterations_and_the_kept_visits_with_any_thread_count(threads):
+    # Visits at the root = this search's iterations + the visits its kept subtrees already had, whatever the number
+    # of threads: pooling the threads' roots must not drop the kept visits (nor count them twice).
+    def kept_then(iterations: int):
+        state = kuhn(0, 1)
+        keeper = search.TreeKeeper(0)
+        search.suggest(state, 0, iterations=4000, seed=1, reuse=True, keeper=keeper, threads=threads)
+        step(state, [keeper], state.string_to_action("Pass"))
+        step(state, [keeper], state.string_to_action("Bet"))
+        result = search.suggest(
+            state, 0, iterations=iterations, seed=2, reuse=True, keeper=keeper, threads=threads, top_k=5
+        )
+        assert result.stats["iterations"] == iterations and result.stats["threads"] == threads
+        assert result.stats["reused_nodes"] > 0
+        return sum(m.visits for m in result.moves)
+
+    small, large = kept_then(500), kept_then(900)
+    kept = small - 500
+    assert kept > 100  # the kept subtree's own visits (its node was reached about a third of 4,000 times)
+    assert large == 900 + kept  # the same kept visits, plus exactly this search's iterations

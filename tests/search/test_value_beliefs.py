@@ -138,8 +138,9 @@ def test_weigh_values_refuses_rows_that_are_not_five_weights_at_least_zero():
         survive.weigh_values(state, {key: [1.0, float("nan"), 1.0, 1.0, 1.0]})
 
 
-def test_a_game_loop_with_beliefs_starts_the_filter_at_the_seats_first_decision_and_deals_by_it():
-    bots = [search.SearchConfig("ismcts", iterations=100, beliefs=True), search.SearchConfig("greedy")]
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_game_loop_with_beliefs_starts_the_filter_at_the_seats_first_decision_and_deals_by_it(threads):
+    bots = [search.SearchConfig("ismcts", iterations=100, beliefs=True, threads=threads), search.SearchConfig("greedy")]
     position = play.Position(play.new_game("survive", 2, 6))
     for _ in play.play(position, 6, bots):
         if position.moves >= 90 and position.state.current_player() == 0:
@@ -147,7 +148,9 @@ def test_a_game_loop_with_beliefs_starts_the_filter_at_the_seats_first_decision_
     filtered = position.keepers[0].filter
     assert isinstance(filtered, ValueBeliefs) and filtered.observed == position.moves  # seat 0 moves first
     state = position.state
-    with_beliefs = search.suggest(state, 0, bots[0], keeper=position.keepers[0]).belief["treasure_values"]
+    believed = search.suggest(state, 0, bots[0], keeper=position.keepers[0])
+    assert believed.stats["iterations"] == 100 and believed.stats["threads"] == threads
+    with_beliefs = believed.belief["treasure_values"]
     without = search.suggest(state, 0, iterations=100).belief["treasure_values"]
 
     def sharpness(summary):  # the mean over the other colours' Adventurers of their likeliest value's share
