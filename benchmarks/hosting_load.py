@@ -354,14 +354,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db, log = Path(tmp) / "games.sqlite3", Path(args.server_log or Path(tmp) / "server.log")
         server = Server(db, log).start()
-        os.nice(args.client_nice)  # after the server started (it keeps its own niceness); the probe resets its own
-        measured = asyncio.run(phase(server.address, load, args.seconds / 2, True, args))
-        server.kill()
-        server = Server(db, log).start()
-        lost = asyncio.run(lost_moves(server.address, load))
-        load.stop = asyncio.Event()
-        measured += asyncio.run(phase(server.address, load, args.seconds / 2, False, args))
-        shutdown_s = server.stop()
+        try:
+            os.nice(args.client_nice)  # after the server started (it keeps its niceness); the probe resets its own
+            measured = asyncio.run(phase(server.address, load, args.seconds / 2, True, args))
+            server.kill()
+            server = Server(db, log).start()
+            lost = asyncio.run(lost_moves(server.address, load))
+            load.stop = asyncio.Event()
+            measured += asyncio.run(phase(server.address, load, args.seconds / 2, False, args))
+            shutdown_s = server.stop()
+        finally:
+            if server.proc.poll() is None:  # the run failed: no server is left behind
+                server.kill()
     health = [ms for m in measured for ms in m["health_ms"]]
     views = [ms for m in measured for ms in m["view_ms"]]
     refused = {client: {code: n for code, n in codes.items() if code != "OK"} for client, codes in load.calls.items()}

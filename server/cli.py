@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import logging.handlers
 import math
 import os
 import random
@@ -14,6 +15,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from queue import Queue
 
 import engine_ext
 import search
@@ -109,9 +111,25 @@ def games(args: argparse.Namespace) -> int:
 
 
 def serve(args: argparse.Namespace) -> int:
+    # The log line of every call is written by a thread of its own: a write to stderr can block (a pipe that is
+    # read slowly, a disk busy with the store's fsyncs), and the event loop must not wait for it.
+    written = logging.StreamHandler(sys.stderr)
+    written.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+    queue: Queue = Queue()
+    writer = logging.handlers.QueueListener(queue, written)
+    queued = logging.handlers.QueueHandler(queue)
+    queued.setFormatter(logging.Formatter("%(message)s"))  # the message as it is; the writer adds time and name
+    logging.basicConfig(level=logging.INFO, handlers=[queued])
+    writer.start()
+    try:
+        return _serve(args)
+    finally:
+        writer.stop()
+
+
+def _serve(args: argparse.Namespace) -> int:
     from server.app import AtollServer, StoreInUseError
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     try:
         server = AtollServer(
             args.host,

@@ -28,7 +28,7 @@ from search import play
 from search.play import BotSettings, Position
 from server import codec
 from server.budget import Margin, Plan, bot_settings, deadline_of, plan, with_default_budget
-from server.errors import RequestError, abort, short
+from server.errors import RequestError, set_status, short
 from server.hosting import GameHost, Played, SeatMove, SeatView, option_field
 from server.scheduler import SearchQueue, StreamQuota, caller_key
 
@@ -77,15 +77,18 @@ def rpc(request_type: type, streaming: bool = False) -> Callable:
             except protobuf_message.DecodeError:
                 raise RequestError("INVALID_ARGUMENT", f"the request is not a valid {request_type.__name__}") from None
 
-        async def failed(context, started: float, fields: dict, exc: BaseException) -> None:
+        def failed(context, started: float, fields: dict, exc: BaseException) -> bool:
+            """Log the failed call; True if it is a refusal whose status is now set (the handler returns nothing)."""
             if isinstance(exc, RequestError):
                 fields.update(error=exc.code, field=exc.field)
                 _log(name, started, fields)
-                await abort(context, exc)
+                set_status(context, exc)
+                return True
             fields["error"] = "INTERNAL" if isinstance(exc, Exception) else "CANCELLED"
             _log(name, started, fields)
             if isinstance(exc, Exception):
                 log.error("%s", json.dumps({"method": name, "traceback": traceback.format_exc(limit=8)}))
+            return False
 
         if streaming:
 
@@ -96,7 +99,8 @@ def rpc(request_type: type, streaming: bool = False) -> Callable:
                     async for response in method(self, parse(raw, fields), context, fields):
                         yield response
                 except BaseException as exc:  # noqa: BLE001 - logged, then the status (or re-raised: a cancel)
-                    await failed(context, started, fields, exc)
+                    if failed(context, started, fields, exc):
+                        return
                     raise
                 _log(name, started, fields)
 
@@ -108,7 +112,8 @@ def rpc(request_type: type, streaming: bool = False) -> Callable:
             try:
                 response = await method(self, parse(raw, fields), context, fields)
             except BaseException as exc:  # noqa: BLE001 - logged, then the status (or re-raised: a cancel)
-                await failed(context, started, fields, exc)
+                if failed(context, started, fields, exc):
+                    return None
                 raise
             _log(name, started, fields)
             return response
