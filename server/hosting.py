@@ -18,6 +18,7 @@ same position. The true state never reaches a string a seat receives.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import logging
@@ -118,8 +119,9 @@ class _Hosted:
     retry_now: asyncio.Event = field(default_factory=asyncio.Event)  # a caller came: the job retries at once
     views: dict[int, SeatView] = field(default_factory=dict)  # per seat, its view of ``position`` once computed
 
-    @property
+    @functools.cached_property
     def bots(self) -> list[BotSettings | None]:
+        """Each seat's bot settings (None: a human seat), read once from the record."""
         return [BotSettings.from_dict(s["bot"]) if s["is_bot"] else None for s in self.record.seats]
 
     def busy(self) -> bool:
