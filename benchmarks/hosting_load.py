@@ -242,8 +242,12 @@ for seed in range(2):  # games whose bot thinks 3 s a move: the GetViews below l
     md = [("authorization", "Bearer " + game.seats[0].token)]
     view = atoll.GetView(pb.GetViewRequest(game_id=game.game_id, seat=0), metadata=md)
     while True:
-        reply = atoll.Act(pb.ActRequest(game_id=game.game_id, seat=0, action_id=view.legal_actions[0].id),
-                          metadata=md, timeout=2.0)
+        try:
+            reply = atoll.Act(pb.ActRequest(game_id=game.game_id, seat=0, action_id=view.legal_actions[0].id),
+                              metadata=md, timeout=2.0)
+        except grpc.RpcError:  # a loaded machine: look again
+            view = atoll.GetView(pb.GetViewRequest(game_id=game.game_id, seat=0), metadata=md)
+            continue
         view = reply.view
         if reply.bots_thinking:
             break

@@ -38,7 +38,7 @@ import search
 from server.errors import RequestError
 
 T = TypeVar("T")
-DEADLINE_ANSWER_S = 0.05  # a wait for a slot ends this long before the caller's deadline, to say why
+DEADLINE_ANSWER_S = 0.25  # a wait for a slot ends this long before the caller's deadline, to say why in time
 CLASSES = ("requests", "bots")
 
 

@@ -89,3 +89,12 @@ def field_violations(error: grpc.RpcError) -> list[str]:
         if detail.Unpack(request):
             fields += [v.field for v in request.field_violations]
     return fields
+
+
+def refused(call) -> grpc.RpcError:
+    """The error ``call()`` fails with (for a stream, its first message's)."""
+    with pytest.raises(grpc.RpcError) as err:
+        result = call()
+        if hasattr(result, "__next__"):
+            next(result)
+    return err.value

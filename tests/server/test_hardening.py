@@ -14,7 +14,7 @@ import time
 
 import grpc
 import pytest
-from conftest import ROOT, ServerProcess
+from conftest import ROOT, ServerProcess, refused
 from conftest import field_violations as field_of
 
 import engine_ext
@@ -25,14 +25,6 @@ from server import codec
 
 # Health latency under load is a benchmark's figure (benchmarks/hosting_load.py); a test asserts that health checks
 # are answered while the load runs, with bounds no busy machine reaches.
-
-
-def refused(call) -> grpc.RpcError:
-    with pytest.raises(grpc.RpcError) as err:
-        result = call()
-        if hasattr(result, "__next__"):
-            list(result)
-    return err.value
 
 
 def cpu_seconds(pid: int) -> float:

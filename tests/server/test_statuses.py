@@ -10,7 +10,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import ROOT, ServerProcess
+from conftest import ROOT, ServerProcess, refused
 
 from atoll.client import AtollClient
 from atoll.v1 import atoll_pb2 as pb
@@ -29,14 +29,6 @@ def table_rows() -> list[tuple[str, str]]:
     return rows
 
 
-def refused(call) -> grpc.RpcError:
-    with pytest.raises(grpc.RpcError) as err:
-        result = call()
-        if hasattr(result, "__next__"):
-            next(result)
-    return err.value
-
-
 def kuhn(client: AtollClient, seats=None) -> pb.CreateGameResponse:
     return client.create_game("kuhn_poker", 2, seed=1, seats=seats)
 
@@ -45,24 +37,46 @@ def suggest_observation(client: AtollClient) -> pb.Observation:
     return client.get_view(kuhn(client).game_id, 0).observation
 
 
-# A server whose search queue is small and whose waits are short, for the rows about queues and quotas.
+# Servers whose search queue is one thread, for the rows about queues and quotas: BUSY's waits are short, PATIENT's
+# long (a waiting search stays queued while the case does what it needs).
 BUSY = ("--max-searches", "1", "--queue-wait", "0.5", "--streams-per-caller", "3")
+PATIENT = ("--max-searches", "1", "--queue-wait", "30")
 
 
 def occupy(address: str, seconds: float, callers: int = 1) -> list[threading.Thread]:
-    """``callers`` long searches, each from a connection of its own, holding the search threads."""
+    """``callers`` long searches, each from a connection of its own, holding the search threads: returns once each
+    has sent its search and had a second to be admitted (the searches last many times longer than that)."""
+    sent = threading.Barrier(callers + 1)
 
     def search() -> None:
         with AtollClient(address, own_connection=True) as c:
             game = c.create_game("kuhn_poker", 2)
             observation = c.get_view(game.game_id, 0).observation
-            c.suggest(observation=observation, settings=pb.BotSettings(time_ms=int(seconds * 1000)))
+            call = c.stub.Suggest.future(
+                pb.SuggestRequest(observation=observation, settings=pb.BotSettings(time_ms=int(seconds * 1000)))
+            )
+            sent.wait()
+            call.result()
 
     threads = [threading.Thread(target=search) for _ in range(callers)]
     for t in threads:
         t.start()
-    time.sleep(0.5)
+    sent.wait()
+    time.sleep(1.0)
     return threads
+
+
+def refused_while_busy(ctx, call, busy: ServerProcess | None = None) -> grpc.RpcError:
+    """The refusal ``call(client, observation)`` gets from a busy server (``BUSY`` unless given) while another
+    caller's search holds its one search thread."""
+    busy = busy or ctx.busy()
+    holders = occupy(busy.address, 5.0)
+    with AtollClient(busy.address, own_connection=True) as c:
+        observation = suggest_observation(c)
+        err = refused(lambda: call(c, observation))
+    for t in holders:
+        t.join()
+    return err
 
 
 # -- the cases, by row -------------------------------------------------------------------------------------------------
@@ -179,8 +193,8 @@ def message_above_4_mb(ctx) -> grpc.RpcError:
 
 
 def searches_waiting_quota(ctx) -> grpc.RpcError:
-    busy = ctx.busy()
-    holders = occupy(busy.address, 3.0)
+    busy = ctx.busy(PATIENT)
+    holders = occupy(busy.address, 5.0)
     with AtollClient(busy.address, own_connection=True) as flooder:
         observation = suggest_observation(flooder)
         codes = []
@@ -228,13 +242,7 @@ def game_streams_quota(ctx) -> grpc.RpcError:
 
 
 def queue_wait_over(ctx) -> grpc.RpcError:
-    busy = ctx.busy()
-    holders = occupy(busy.address, 2.0)
-    with AtollClient(busy.address, own_connection=True) as c:
-        observation = suggest_observation(c)
-        err = refused(lambda: c.suggest(observation=observation, settings=pb.BotSettings(iterations=100)))
-    for t in holders:
-        t.join()
+    err = refused_while_busy(ctx, lambda c, obs: c.suggest(observation=obs, settings=pb.BotSettings(iterations=100)))
     assert "no search slot was free within 0.5 s" in err.details()
     return err
 
@@ -283,14 +291,14 @@ def store_cannot_save(ctx) -> grpc.RpcError:
 
 
 def queued_at_shutdown(ctx) -> grpc.RpcError:
-    process = ctx.own_server("shutdown", BUSY)
+    process = ctx.own_server("shutdown", PATIENT)
     holders = occupy(process.address, 20.0)
     with AtollClient(process.address, own_connection=True) as c:
         observation = suggest_observation(c)
         errors = []
         waiting = threading.Thread(target=lambda: errors.append(refused(lambda: c.suggest(observation=observation))))
         waiting.start()
-        time.sleep(0.2)
+        time.sleep(1.0)  # queued by now: the one search thread is the holder's for 20 s
         process.proc.send_signal(signal.SIGTERM)
         waiting.join(timeout=30)
         for t in holders:
@@ -319,13 +327,10 @@ def caller_went_away(ctx) -> grpc.RpcError:
 
 
 def deadline_before_a_slot(ctx) -> grpc.RpcError:
-    busy = ctx.busy()
-    holders = occupy(busy.address, 2.0)
-    with AtollClient(busy.address, own_connection=True) as c:
-        observation = suggest_observation(c)
-        err = refused(lambda: c.stub.Suggest(pb.SuggestRequest(observation=observation), timeout=0.3))
-    for t in holders:
-        t.join()
+    # A server whose queue would wait 30 s: the 2 s deadline comes first, and the server says so before it passes.
+    err = refused_while_busy(
+        ctx, lambda c, obs: c.stub.Suggest(pb.SuggestRequest(observation=obs), timeout=2.0), busy=ctx.busy(PATIENT)
+    )
     assert "deadline came before a search slot was free" in err.details()  # the server's words, not the client's
     return err
 
@@ -370,13 +375,15 @@ class Context:
     def __init__(self, server, client, tmp: Path):
         self.server, self.client, self.tmp = server, client, tmp
         self.address = server.address
-        self._busy: ServerProcess | None = None
+        self._busy: dict[tuple[str, ...], ServerProcess] = {}
         self._own: list[ServerProcess] = []
 
-    def busy(self) -> ServerProcess:
-        if self._busy is None:
-            self._busy = ServerProcess(self.tmp / "busy.sqlite3", BUSY).start()
-        return self._busy
+    def busy(self, settings: tuple[str, ...] = BUSY) -> ServerProcess:
+        """A server with ``settings`` (BUSY or PATIENT), shared by the cases that use the same."""
+        if settings not in self._busy:
+            name = "busy" if settings == BUSY else "patient"
+            self._busy[settings] = ServerProcess(self.tmp / f"{name}.sqlite3", settings).start()
+        return self._busy[settings]
 
     def own_server(self, name: str, extra: tuple[str, ...] = (), log: Path | None = None) -> ServerProcess:
         process = ServerProcess(self.tmp / f"{name}.sqlite3", extra, log).start()
@@ -384,7 +391,7 @@ class Context:
         return process
 
     def close(self) -> None:
-        for process in self._own + ([self._busy] if self._busy else []):
+        for process in self._own + list(self._busy.values()):
             process.stop()
 
 
