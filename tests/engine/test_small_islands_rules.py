@@ -584,3 +584,21 @@ def test_a_discovery_reward_of_more_than_four_temples_reads_back_from_the_others
     observation = state.observation(other)
     rebuilt = engine_ext.from_observation("small_islands", observation)
     assert rebuilt.observation(other) == observation
+
+
+def test_the_loader_refuses_an_objective_held_in_two_places():
+    # Twelve Objective cards, each in one place: the deck, a seat's current or next card, or a fresh draw. A state that
+    # gives two seats the same card counts twelve and is still no state of the game (a sampled world must not be one).
+    from search import bench
+
+    state = engine_ext.new_game("small_islands", 3, seed=1)
+    rng = random.Random(1)
+    for _ in range(60):
+        bench.random_step(state, rng)
+    data = json.loads(state.to_json())
+    holders = [s for s in data["seats"] if s.get("objective")]
+    assert len(holders) >= 2
+    engine_ext.from_json(json.dumps(data))  # the state as it is loads
+    holders[1]["objective"] = holders[0]["objective"]
+    with pytest.raises(ValueError, match="a card is in two places"):
+        engine_ext.from_json(json.dumps(data))
