@@ -794,10 +794,10 @@ def belief_summary(worlds, int seat):
 _TYPES_BY_NAME = sorted(range(NUM_TYPES), key=TILE_TYPES.__getitem__)
 
 
-# Chosen in the arena (docs/benchmarks.md, "Islet search defaults"): playouts cut at once and scored by the heuristic
-# beat full light playouts at equal time, 30 ms a decision, 2 players: SPRT 0/30 accepted after 36 pairs (60 games to
-# 12): atoll bench strength --game islet --players 2 --bot d0=ismcts,time_ms=30,playout_depth=0
-# --bot full=ismcts,time_ms=30,playout_depth=-1 --lineup d0,full --deals 200 --sprt=0,30
+# Chosen in the arena (docs/experiments/islet.md, "Islet search defaults"): playouts cut at once and scored by the
+# heuristic beat full light playouts at equal time, 30 ms a decision, 2 players: SPRT 0/30 accepted after 36 pairs (60
+# games to 12): atoll bench strength --game islet --players 2 --bot d0=ismcts,time_ms=30,playout_depth=0 --bot
+# full=ismcts,time_ms=30,playout_depth=-1 --lineup d0,full --deals 200 --sprt=0,30
 _SEARCH = SearchDefaults(exploration=0.7, playout_depth=0, light_playouts=True, baseline=True)
 
 GAME_INFOS = (

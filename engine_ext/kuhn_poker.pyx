@@ -425,9 +425,9 @@ GAME_INFOS = (
             {"algorithm": "ismcts", "iterations": 300, "scaled_exploration": True, "exploration": 2.0},
         ),
         # The opponents' trees branch first on their own card (private_roots), so the search's opponents call and fold
-        # by their cards: at 3,000 iterations against the same search without it +0.053 chips a hand [0.047, 0.060],
-        # at level 5's settings +0.051 [0.044, 0.058] (2,000 deal groups each, docs/benchmarks.md "Private roots").
-        # Worlds weighted by the beliefs the opponent's moves give (beliefs): +0.003 [0.001, 0.005] at 3,000.
+        # by their cards: at 3,000 iterations against the same search without it +0.053 chips a hand [0.047, 0.060], at
+        # level 5's settings +0.051 [0.044, 0.058] (2,000 deal groups each, docs/experiments/cross-game.md "Private
+        # roots"). Worlds weighted by the beliefs the opponent's moves give (beliefs): +0.003 [0.001, 0.005] at 3,000.
         search_defaults=SearchDefaults(private_roots=True, beliefs=True),
         private_key_fixed=True,
     ),

@@ -562,11 +562,11 @@ GAME_INFOS = (
             {"algorithm": "ismcts", "iterations": 100},
             {"algorithm": "ismcts", "iterations": 1_000, "exploration": 0.3},
         ),
-        # The opponents' trees branch first on the rank of their own card (private_roots): at 1,000 iterations
-        # against the same search without it +0.279 chips a hand [0.195, 0.362] (UCB 0.7) and +0.302 [0.255, 0.349]
-        # (UCB 0.3); at 100 iterations level, -0.017 [-0.081, 0.048] (docs/benchmarks.md "Private roots"). Worlds
-        # weighted by the beliefs the opponent's moves give (beliefs), 8,000 deal groups, UCB 0.3: +0.025 [0.009,
-        # 0.041] at 1,000 iterations, +0.057 [0.033, 0.081] at 3,000.
+        # The opponents' trees branch first on the rank of their own card (private_roots): at 1,000 iterations against
+        # the same search without it +0.279 chips a hand [0.195, 0.362] (UCB 0.7) and +0.302 [0.255, 0.349] (UCB 0.3);
+        # at 100 iterations level, -0.017 [-0.081, 0.048] (docs/experiments/cross-game.md "Private roots"). Worlds
+        # weighted by the beliefs the opponent's moves give (beliefs), 8,000 deal groups, UCB 0.3: +0.025 [0.009, 0.041]
+        # at 1,000 iterations, +0.057 [0.033, 0.081] at 3,000.
         search_defaults=SearchDefaults(private_roots=True, beliefs=True),
         private_key_fixed=True,
     ),

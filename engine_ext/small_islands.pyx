@@ -1095,60 +1095,60 @@ GAME_INFOS = (
             {"algorithm": "ismcts", "iterations": 3_000},
             {"algorithm": "ismcts", "iterations": 30_000},
         ),
-        # Chosen in the arena (docs/benchmarks.md, "Small Islands search defaults"): full light playouts beat playouts
-        # cut at once and scored by the heuristic at equal time (30 ms a decision, 2 players), SPRT 0/30 accepted
-        # after 36 pairs, 34 of them won twice: atoll bench strength --game small_islands --players 2
-        # --bot full=ismcts,time_ms=30,playout_depth=-1 --bot d0=ismcts,time_ms=30,playout_depth=0 --lineup full,d0
-        # --deals 200 --sprt=0,30. Exploration scaled by each node's reward spread (constant 1) beat the constant 0.7
-        # at equal time by +48 Elo [13, 84] (SPRT 0/30 accepted after 189 pairs: atoll bench strength
-        # --game small_islands --players 2 --bot scaled=ismcts,time_ms=30,scaled_exploration=1,exploration=1
-        # --bot const=ismcts,time_ms=30 --lineup scaled,const --deals 300 --sprt=0,30). Progressive widening (factor
-        # 2) with each new child the best of 4 untried moves by "points" one ply on beat neither at equal time by +44
-        # Elo [11, 78] (SPRT 0/30 accepted after 223 pairs, 2026-12-02: --bot
-        # wc=ismcts,time_ms=30,candidates=4,widening=2 --bot old=ismcts,time_ms=30 --lineup wc,old --deals 300
-        # --sprt=0,30 --workers 1). The search keeps "points" (for its candidates and control variate "missions" lost:
-        # -41 Elo [-89, 6], SPRT 0/30 H0 after 119 pairs at 30 ms, 2026-12-03); the greedy bot scores one ply on by
-        # "missions" at once, which beat greedy over playouts to the end 0.81 [0.72, 0.91] over 40 deal groups
-        # (2026-12-03: --bot gm=greedy,heuristic=missions,playout_depth=0 --bot gp=greedy --lineup gm,gp --deals 40).
-        # With two seats the search cuts its playouts after 40 steps and scores them by "missions": +215 Elo [136, 320]
-        # at equal time (5,400 iterations against 3,000; the cut playouts are 1.95 times faster), SPRT 0/30 accepted
-        # after 40 pairs (2026-12-03: --bot d40=ismcts,iterations=5400,heuristic=missions,playout_depth=40
-        # --bot full=ismcts,iterations=3000 --lineup d40,full --deals 300 --sprt=0,30). With four seats, where 40
-        # steps are two turns a seat, the cut at 40 was not better at equal iterations (-0.053 win share [-0.125,
-        # +0.019] against greedy, paired by deal over 94 groups); 3-4 players keep playouts to the end until a match
-        # decides. With four seats the search deals the other seats' Objectives by beliefs from their placements and
-        # Bonus tokens (``beliefs``, ``key_evidence``): 0.500 against 0.446 of three greedy seats' games, +0.054
-        # [+0.008, +0.099] paired by deal over a pre-set 200 groups at equal iterations (it costs no measurable time),
-        # 2026-12-03: --players 4 --bot bel=ismcts,iterations=3000,beliefs=true --bot greedy=greedy
-        # --lineup bel,greedy,greedy,greedy --deals 200, against the same row without (docs/benchmarks.md, "Small
-        # Islands with four seats: beliefs about the other seats' Objectives"). With two seats too: +107 Elo [49, 172]
-        # at equal iterations (and time), SPRT 0/30 accepted after 67 pairs (2026-12-03: --players 2
-        # --bot bel=ismcts,iterations=3000,beliefs=true --bot base=ismcts,iterations=3000 --lineup bel,base
-        # --deals 300 --sprt=0,30). With three: +0.113 [+0.004, +0.223] win share over the same search without, both
-        # in the same games with a greedy seat, paired by deal over a pre-set 50 groups (2026-12-03: --players 3
-        # --bot bel=ismcts,iterations=3000,beliefs=true --bot base=ismcts,iterations=3000,beliefs=false
-        # --bot greedy=greedy --lineup bel,base,greedy --deals 50). So on at every seat count.
-        # With four seats and beliefs, playouts cut after 80 steps (about as many turns of each seat as 40 with two)
-        # and scored by "missions" beat playouts to the end at equal time (4,500 iterations against 3,000: 3 % more
-        # CPU time over 47 positions): 0.573 against 0.490 of three greedy seats' games, +0.083 [+0.021, +0.144]
-        # paired by deal over 100 groups (2026-12-03, fifteenth: --players 4 --bot d80t=ismcts,iterations=4500,
-        # heuristic=missions,playout_depth=80 --bot greedy=greedy --lineup d80t,greedy,greedy,greedy --deals 100,
-        # against the default row; docs/benchmarks.md, "Small Islands, 4 players: the 80-step cut with beliefs").
-        # With three seats, playouts cut after 60 steps (two rounds, as 40 with two seats and 80 with four) and scored
-        # by "missions" beat playouts to the end head to head at equal time (4,700 iterations against 3,000: the cut
-        # searches took 1/1.58 of the CPU time over 15 positions of greedy games): one cut seat against two seats
-        # playing to the end, every seating in turn, SPRT 0/30 accepted (2026-12-04, seventeenth: --players 3
-        # --bot cut=ismcts,iterations=4700,heuristic=missions,playout_depth=60 --bot full=ismcts,iterations=3000
-        # --lineup cut,full,full --deals 200 --sprt=0,30; docs/benchmarks.md, "Small Islands, 3 players: the cut").
-        # With two seats, implicit minimax backups (weight 0.5: a child ranked by half its mean and half its best line
-        # through its mover's own next decisions, e.g. a Bonus token and the placements it allows) beat none at 3,000
-        # iterations each (1.04 times the CPU time over 14 positions): +70 Elo [24, 118], SPRT 0/30 accepted after
-        # 106 pairs (2026-12-04, eighteenth: --bot mm5=ismcts,iterations=3000,minimax=0.5 --bot
-        # off=ismcts,iterations=3000 --lineup mm5,off --deals 300 --sprt=0,30; docs/benchmarks.md, "Small Islands:
-        # implicit minimax backups"). With four seats too: one seat at 3,000 iterations against three greedy seats won
-        # 0.605 [0.555, 0.655] against 0.496 without, +0.108 [+0.040, +0.175] paired by deal over a pre-set 100 groups
-        # (2026-12-04, eighteenth: --players 4 --bot mm5=ismcts,iterations=3000,minimax=0.5 --bot greedy=greedy
-        # --lineup mm5,greedy,greedy,greedy --deals 100, against the default row). Three seats wait for a match.
+        # Chosen in the arena (docs/experiments/small_islands.md, "Small Islands search defaults"): full light playouts
+        # beat playouts cut at once and scored by the heuristic at equal time (30 ms a decision, 2 players), SPRT 0/30
+        # accepted after 36 pairs, 34 of them won twice: atoll bench strength --game small_islands --players 2 --bot
+        # full=ismcts,time_ms=30,playout_depth=-1 --bot d0=ismcts,time_ms=30,playout_depth=0 --lineup full,d0 --deals
+        # 200 --sprt=0,30. Exploration scaled by each node's reward spread (constant 1) beat the constant 0.7 at equal
+        # time by +48 Elo [13, 84] (SPRT 0/30 accepted after 189 pairs: atoll bench strength --game small_islands
+        # --players 2 --bot scaled=ismcts,time_ms=30,scaled_exploration=1,exploration=1 --bot const=ismcts,time_ms=30
+        # --lineup scaled,const --deals 300 --sprt=0,30). Progressive widening (factor 2) with each new child the best
+        # of 4 untried moves by "points" one ply on beat neither at equal time by +44 Elo [11, 78] (SPRT 0/30 accepted
+        # after 223 pairs, 2026-12-02: --bot wc=ismcts,time_ms=30,candidates=4,widening=2 --bot old=ismcts,time_ms=30
+        # --lineup wc,old --deals 300 --sprt=0,30 --workers 1). The search keeps "points" (for its candidates and
+        # control variate "missions" lost: -41 Elo [-89, 6], SPRT 0/30 H0 after 119 pairs at 30 ms, 2026-12-03); the
+        # greedy bot scores one ply on by "missions" at once, which beat greedy over playouts to the end 0.81 [0.72,
+        # 0.91] over 40 deal groups (2026-12-03: --bot gm=greedy,heuristic=missions,playout_depth=0 --bot gp=greedy
+        # --lineup gm,gp --deals 40). With two seats the search cuts its playouts after 40 steps and scores them by
+        # "missions": +215 Elo [136, 320] at equal time (5,400 iterations against 3,000; the cut playouts are 1.95 times
+        # faster), SPRT 0/30 accepted after 40 pairs (2026-12-03: --bot
+        # d40=ismcts,iterations=5400,heuristic=missions,playout_depth=40 --bot full=ismcts,iterations=3000 --lineup
+        # d40,full --deals 300 --sprt=0,30). With four seats, where 40 steps are two turns a seat, the cut at 40 was not
+        # better at equal iterations (-0.053 win share [-0.125, +0.019] against greedy, paired by deal over 94 groups);
+        # 3-4 players keep playouts to the end until a match decides. With four seats the search deals the other seats'
+        # Objectives by beliefs from their placements and Bonus tokens (``beliefs``, ``key_evidence``): 0.500 against
+        # 0.446 of three greedy seats' games, +0.054 [+0.008, +0.099] paired by deal over a pre-set 200 groups at equal
+        # iterations (it costs no measurable time), 2026-12-03: --players 4 --bot
+        # bel=ismcts,iterations=3000,beliefs=true --bot greedy=greedy --lineup bel,greedy,greedy,greedy --deals 200,
+        # against the same row without (docs/experiments/small_islands.md, "Small Islands with four seats: beliefs about
+        # the other seats' Objectives"). With two seats too: +107 Elo [49, 172] at equal iterations (and time), SPRT
+        # 0/30 accepted after 67 pairs (2026-12-03: --players 2 --bot bel=ismcts,iterations=3000,beliefs=true --bot
+        # base=ismcts,iterations=3000 --lineup bel,base --deals 300 --sprt=0,30). With three: +0.113 [+0.004, +0.223]
+        # win share over the same search without, both in the same games with a greedy seat, paired by deal over a
+        # pre-set 50 groups (2026-12-03: --players 3 --bot bel=ismcts,iterations=3000,beliefs=true --bot
+        # base=ismcts,iterations=3000,beliefs=false --bot greedy=greedy --lineup bel,base,greedy --deals 50). So on at
+        # every seat count. With four seats and beliefs, playouts cut after 80 steps (about as many turns of each seat
+        # as 40 with two) and scored by "missions" beat playouts to the end at equal time (4,500 iterations against
+        # 3,000: 3 % more CPU time over 47 positions): 0.573 against 0.490 of three greedy seats' games, +0.083 [+0.021,
+        # +0.144] paired by deal over 100 groups (2026-12-03, commit 49b6ad1: --players 4 --bot
+        # d80t=ismcts,iterations=4500, heuristic=missions,playout_depth=80 --bot greedy=greedy --lineup
+        # d80t,greedy,greedy,greedy --deals 100, against the default row; docs/experiments/small_islands.md, "Small
+        # Islands, 4 players: the 80-step cut with beliefs"). With three seats, playouts cut after 60 steps (two rounds,
+        # as 40 with two seats and 80 with four) and scored by "missions" beat playouts to the end head to head at equal
+        # time (4,700 iterations against 3,000: the cut searches took 1/1.58 of the CPU time over 15 positions of greedy
+        # games): one cut seat against two seats playing to the end, every seating in turn, SPRT 0/30 accepted
+        # (2026-12-04, commit 085505d: --players 3 --bot cut=ismcts,iterations=4700,heuristic=missions,playout_depth=60
+        # --bot full=ismcts,iterations=3000 --lineup cut,full,full --deals 200 --sprt=0,30;
+        # docs/experiments/small_islands.md, "Small Islands, 3 players: the cut"). With two seats, implicit minimax
+        # backups (weight 0.5: a child ranked by half its mean and half its best line through its mover's own next
+        # decisions, e.g. a Bonus token and the placements it allows) beat none at 3,000 iterations each (1.04 times the
+        # CPU time over 14 positions): +70 Elo [24, 118], SPRT 0/30 accepted after 106 pairs (2026-12-04, commit
+        # 4c20c70: --bot mm5=ismcts,iterations=3000,minimax=0.5 --bot off=ismcts,iterations=3000 --lineup mm5,off
+        # --deals 300 --sprt=0,30; docs/experiments/small_islands.md, "Small Islands: implicit minimax backups"). With
+        # four seats too: one seat at 3,000 iterations against three greedy seats won 0.605 [0.555, 0.655] against 0.496
+        # without, +0.108 [+0.040, +0.175] paired by deal over a pre-set 100 groups (2026-12-04, commit 4c20c70:
+        # --players 4 --bot mm5=ismcts,iterations=3000,minimax=0.5 --bot greedy=greedy --lineup mm5,greedy,greedy,greedy
+        # --deals 100, against the default row). Three seats wait for a match.
         search_defaults=SearchDefaults(
             exploration=1.0,
             scaled_exploration=True,

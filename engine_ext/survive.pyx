@@ -1158,72 +1158,68 @@ GAME_INFOS = (
         random_setup=True,
         benchmark_players=4,
         # The generic ladder (search.play.LEVELS: random, greedy, ISMCTS 300, 3,000, 30,000). At the current defaults
-        # (tide, greedy set-up, scaled exploration) 300 iterations beat greedy (+215 Elo [135, 323], SPRT 0/30 H1
-        # after 40 pairs) and 3,000 beat 300 (+96 Elo [42, 155], H1 after 65 pairs), while 3,000 against the former
-        # level 3 (1,000) was undecided after 64 pairs (+5 Elo [-51, 62]): docs/benchmarks.md, "Strength levels".
-        # Chosen in the arena (docs/benchmarks.md, "Survive search defaults"): playouts cut at once and scored by the
-        # heuristic, the root control variate, and UCB constant 0.02, which beat 0.2 at 1,000 iterations by +49 Elo
-        # [13, 87] (SPRT 0/30 accepted after 124 pairs: atoll bench strength --game survive --players 2
-        # --bot c002=ismcts,iterations=1000,exploration=0.02 --bot c02=ismcts,iterations=1000 --lineup c002,c02
-        # --deals 400 --sprt=0,30). The "danger" evaluation (treasure within a creature's reach discounted) beat
-        # "treasure" at equal time by +132 Elo [68, 206] (SPRT 0/30 accepted after 47 pairs: atoll bench strength
-        # --game survive --players 2 --bot danger=ismcts,time_ms=30,heuristic=danger --bot treasure=ismcts,time_ms=30
-        # --lineup danger,treasure --deals 300 --sprt=0,30); it scores greedy's moves and the control variate too.
-        # A new child taken as the best (by "danger" one ply on) of 4 untried moves drawn at random beat 1 (a random
-        # untried move) at equal time by +42 Elo [10, 75] (SPRT 0/30 accepted after 178 pairs: atoll bench strength
-        # --game survive --players 2 --bot cand4=ismcts,time_ms=30,candidates=4 --bot plain=ismcts,time_ms=30
-        # --lineup cand4,plain --deals 300 --sprt=0,30); progressive widening (factor 2) lost by -110 Elo [-185, -45].
-        # "escape" (danger, and a tile of the thinnest type may go under its Adventurers) beat "danger" at equal time
-        # by +45 Elo [11, 79] (SPRT 0/30 accepted after 188 pairs: --bot escape=ismcts,time_ms=30,heuristic=escape
-        # --bot danger=ismcts,time_ms=30 --lineup escape,danger), and "rafts" (escape, a raft passenger's spaces
-        # counted 0.6) beat "escape" by +53 Elo [15, 92] (SPRT 0/30 accepted after 148 pairs: --bot
-        # rafts=ismcts,time_ms=30,heuristic=rafts --bot escape=ismcts,time_ms=30,heuristic=escape --lineup
-        # rafts,escape --deals 300 --sprt=0,30): "rafts" is the default evaluation since. Progressive widening
-        # (factor 2: a node visited v times holds at most ceil(2 sqrt(v)) children), now with each new child the best
-        # of 4 candidates, beat no widening at equal time by +61 Elo [19, 104] (SPRT 0/30 accepted after 110 pairs:
-        # --bot wide=ismcts,time_ms=30,widening=2 --bot old=ismcts,time_ms=30 --lineup wide,old --deals 300
-        # --sprt=0,30 --workers 1, 2026-12-02). Each new child the best of 8 candidates instead of 4 beat it by +55 Elo
-        # [16, 96] (SPRT 0/30 accepted after 118 pairs: --bot c8=ismcts,time_ms=30,candidates=8 --bot
-        # c4=ismcts,time_ms=30 --lineup c8,c4 --deals 300 --sprt=0,30 --workers 1, 2026-12-02); widening 1 and 3
-        # both lost to 2 (H0). "tide" (rafts, and an Adventurer its seat lacks the movements to rescue before the
-        # expected end of the game counts for less) beat "rafts" at equal time by +209 Elo [130, 313] (SPRT 0/30
-        # accepted after 40 pairs: --bot tide=ismcts,time_ms=30,heuristic=tide --bot rafts=ismcts,time_ms=30
-        # --lineup tide,rafts --deals 300 --sprt=0,30 --workers 1, 2026-12-02): "tide" is the default since.
-        # "tempo" ("tide" with each seat's place in the round, which takes "tide"'s error by phase from +-0.06 to
-        # +-0.02) lost to it at 3,000 iterations each: -64 Elo [-119, -13], H0 after 49 pairs (--bot
-        # tempo=ismcts,iterations=3000,heuristic=tempo --bot tide=ismcts,iterations=3000 --lineup tempo,tide
-        # --deals 300 --sprt=0,30, 2026-12-03; docs/benchmarks.md, "Survive: the evaluation's error by the point of
-        # the round").
-        # Set-up placements by greedy (one ply of "tide" over sampled worlds, on the search's budget) instead of the
-        # search beat the search at equal time by +84 Elo [33, 139] (SPRT 0/30 accepted after 61 pairs: --bot
+        # (tide, greedy set-up, scaled exploration) 300 iterations beat greedy (+215 Elo [135, 323], SPRT 0/30 H1 after
+        # 40 pairs) and 3,000 beat 300 (+96 Elo [42, 155], H1 after 65 pairs), while 3,000 against the former level 3
+        # (1,000) was undecided after 64 pairs (+5 Elo [-51, 62]): docs/benchmarks.md, "Strength levels". Chosen in the
+        # arena (docs/experiments/survive.md, "Survive search defaults"): playouts cut at once and scored by the
+        # heuristic, the root control variate, and UCB constant 0.02, which beat 0.2 at 1,000 iterations by +49 Elo [13,
+        # 87] (SPRT 0/30 accepted after 124 pairs: atoll bench strength --game survive --players 2 --bot
+        # c002=ismcts,iterations=1000,exploration=0.02 --bot c02=ismcts,iterations=1000 --lineup c002,c02 --deals 400
+        # --sprt=0,30). The "danger" evaluation (treasure within a creature's reach discounted) beat "treasure" at equal
+        # time by +132 Elo [68, 206] (SPRT 0/30 accepted after 47 pairs: atoll bench strength --game survive --players 2
+        # --bot danger=ismcts,time_ms=30,heuristic=danger --bot treasure=ismcts,time_ms=30 --lineup danger,treasure
+        # --deals 300 --sprt=0,30); it scores greedy's moves and the control variate too. A new child taken as the best
+        # (by "danger" one ply on) of 4 untried moves drawn at random beat 1 (a random untried move) at equal time by
+        # +42 Elo [10, 75] (SPRT 0/30 accepted after 178 pairs: atoll bench strength --game survive --players 2 --bot
+        # cand4=ismcts,time_ms=30,candidates=4 --bot plain=ismcts,time_ms=30 --lineup cand4,plain --deals 300
+        # --sprt=0,30); progressive widening (factor 2) lost by -110 Elo [-185, -45]. "escape" (danger, and a tile of
+        # the thinnest type may go under its Adventurers) beat "danger" at equal time by +45 Elo [11, 79] (SPRT 0/30
+        # accepted after 188 pairs: --bot escape=ismcts,time_ms=30,heuristic=escape --bot danger=ismcts,time_ms=30
+        # --lineup escape,danger), and "rafts" (escape, a raft passenger's spaces counted 0.6) beat "escape" by +53 Elo
+        # [15, 92] (SPRT 0/30 accepted after 148 pairs: --bot rafts=ismcts,time_ms=30,heuristic=rafts --bot
+        # escape=ismcts,time_ms=30,heuristic=escape --lineup rafts,escape --deals 300 --sprt=0,30): "rafts" is the
+        # default evaluation since. Progressive widening (factor 2: a node visited v times holds at most ceil(2 sqrt(v))
+        # children), now with each new child the best of 4 candidates, beat no widening at equal time by +61 Elo [19,
+        # 104] (SPRT 0/30 accepted after 110 pairs: --bot wide=ismcts,time_ms=30,widening=2 --bot old=ismcts,time_ms=30
+        # --lineup wide,old --deals 300 --sprt=0,30 --workers 1, 2026-12-02). Each new child the best of 8 candidates
+        # instead of 4 beat it by +55 Elo [16, 96] (SPRT 0/30 accepted after 118 pairs: --bot
+        # c8=ismcts,time_ms=30,candidates=8 --bot c4=ismcts,time_ms=30 --lineup c8,c4 --deals 300 --sprt=0,30 --workers
+        # 1, 2026-12-02); widening 1 and 3 both lost to 2 (H0). "tide" (rafts, and an Adventurer its seat lacks the
+        # movements to rescue before the expected end of the game counts for less) beat "rafts" at equal time by +209
+        # Elo [130, 313] (SPRT 0/30 accepted after 40 pairs: --bot tide=ismcts,time_ms=30,heuristic=tide --bot
+        # rafts=ismcts,time_ms=30 --lineup tide,rafts --deals 300 --sprt=0,30 --workers 1, 2026-12-02): "tide" is the
+        # default since. "tempo" ("tide" with each seat's place in the round, which takes "tide"'s error by phase from
+        # +-0.06 to +-0.02) lost to it at 3,000 iterations each: -64 Elo [-119, -13], H0 after 49 pairs (--bot
+        # tempo=ismcts,iterations=3000,heuristic=tempo --bot tide=ismcts,iterations=3000 --lineup tempo,tide --deals 300
+        # --sprt=0,30, 2026-12-03; docs/experiments/survive.md, "Survive: the evaluation's error by the point of the
+        # round"). Set-up placements by greedy (one ply of "tide" over sampled worlds, on the search's budget) instead
+        # of the search beat the search at equal time by +84 Elo [33, 139] (SPRT 0/30 accepted after 61 pairs: --bot
         # sg=ismcts,time_ms=30,setup_algorithm=greedy --bot same=ismcts,time_ms=30 --lineup sg,same --deals 300
-        # --sprt=0,30 --workers 1, 2026-12-02).
-        # Scaled exploration (UCB constant 2 in units of the spread of the acting seat's rewards at the node) instead
-        # of the constant 0.02: with four seats, one ISMCTS seat at 3,000 iterations against three greedy seats won
-        # 0.456 [0.401, 0.511] of the deal groups' shares against 0.379 [0.321, 0.437] (paired over 50 deals:
-        # +0.077 [0.007, 0.147]; --players 4 --bot s2=ismcts,iterations=3000,scaled_exploration=true,exploration=2
-        # --bot greedy=greedy --lineup s2,greedy,greedy,greedy --deals 50), level with PIMC; with two seats it plays
-        # the same at equal time (+11 Elo [-19, 41] after 174 pairs: --bot s2=ismcts,time_ms=30,
-        # scaled_exploration=true,exploration=2 --bot c02=ismcts,time_ms=30 --lineup s2,c02 --sprt=0,30, 2026-12-02),
-        # and at 3,000 iterations each +29 Elo [-11, 68] after 122 pairs (undecided, stopped).
-        # The constant 0.02 was tuned with two seats; more seats add noise to each reward (three seats' hidden values,
-        # more chance between decisions), and a constant that does not grow with it commits on too few samples.
-        # Implicit minimax backups (weight 0.4: selection ranks a child by 0.6 of its mean and 0.4 of its best line
-        # through its mover's own next decisions) beat none at 3,000 iterations each (the same cost an iteration):
-        # +73 Elo [27, 122], SPRT 0/30 accepted after 75 pairs (2026-12-04, seventeenth: --bot
+        # --sprt=0,30 --workers 1, 2026-12-02). Scaled exploration (UCB constant 2 in units of the spread of the acting
+        # seat's rewards at the node) instead of the constant 0.02: with four seats, one ISMCTS seat at 3,000 iterations
+        # against three greedy seats won 0.456 [0.401, 0.511] of the deal groups' shares against 0.379 [0.321, 0.437]
+        # (paired over 50 deals: +0.077 [0.007, 0.147]; --players 4 --bot
+        # s2=ismcts,iterations=3000,scaled_exploration=true,exploration=2 --bot greedy=greedy --lineup
+        # s2,greedy,greedy,greedy --deals 50), level with PIMC; with two seats it plays the same at equal time (+11 Elo
+        # [-19, 41] after 174 pairs: --bot s2=ismcts,time_ms=30, scaled_exploration=true,exploration=2 --bot
+        # c02=ismcts,time_ms=30 --lineup s2,c02 --sprt=0,30, 2026-12-02), and at 3,000 iterations each +29 Elo [-11, 68]
+        # after 122 pairs (undecided, stopped). The constant 0.02 was tuned with two seats; more seats add noise to each
+        # reward (three seats' hidden values, more chance between decisions), and a constant that does not grow with it
+        # commits on too few samples. Implicit minimax backups (weight 0.4: selection ranks a child by 0.6 of its mean
+        # and 0.4 of its best line through its mover's own next decisions) beat none at 3,000 iterations each (the same
+        # cost an iteration): +73 Elo [27, 122], SPRT 0/30 accepted after 75 pairs (2026-12-04, commit cbfdbe8: --bot
         # mm=ismcts,iterations=3000,minimax=0.4 --bot one=ismcts,iterations=3000 --lineup mm,one --deals 400
-        # --sprt=0,30; docs/benchmarks.md, "Survive: implicit minimax backups with tide"). Before "tide" it was +20 Elo
-        # [-14, 54] after 169 pairs, undecided. Weight 0.7 beat 0.4 by +52 Elo [14, 90], SPRT 0/30 accepted after 119
-        # pairs, the same cost an iteration (2026-12-04, eighteenth: --bot mm7=ismcts,iterations=3000,minimax=0.7 --bot
-        # mm4=ismcts,iterations=3000 --lineup mm7,mm4 --deals 300 --sprt=0,30): 0.7 is the default since; 1.0 (the best
-        # line only) lost to 0.7 by -37 Elo [-82, 8], H0 after 90 pairs.
-        # Measured with two seats.
-        # Strength levels: the generic ladder (search.play.LEVELS: random, greedy, 300, 3,000, 30,000 iterations), each
-        # beating the one below by SPRT 0/30 on duplicate pairs at these defaults (2026-12-04, nineteenth;
-        # docs/benchmarks.md, "Strength levels"): 300 iterations beat greedy by +185 Elo [112, 277] (H1 after 40
-        # pairs), 3,000 beat 300 by +141 [74, 220] (H1 after 48), 30,000 beat 3,000 by +113 [56, 176] (H1 after 43;
-        # before minimax backups it was -14 [-72, 44] after 51 pairs and the ladder stopped at 3,000); greedy beats
-        # random in every pair.
+        # --sprt=0,30; docs/experiments/survive.md, "Survive: implicit minimax backups with tide"). Before "tide" it was
+        # +20 Elo [-14, 54] after 169 pairs, undecided. Weight 0.7 beat 0.4 by +52 Elo [14, 90], SPRT 0/30 accepted
+        # after 119 pairs, the same cost an iteration (2026-12-04, commit 714ae47: --bot
+        # mm7=ismcts,iterations=3000,minimax=0.7 --bot mm4=ismcts,iterations=3000 --lineup mm7,mm4 --deals 300
+        # --sprt=0,30): 0.7 is the default since; 1.0 (the best line only) lost to 0.7 by -37 Elo [-82, 8], H0 after 90
+        # pairs. Measured with two seats. Strength levels: the generic ladder (search.play.LEVELS: random, greedy, 300,
+        # 3,000, 30,000 iterations), each beating the one below by SPRT 0/30 on duplicate pairs at these defaults
+        # (2026-12-04, commit 8803a98; docs/benchmarks.md, "Strength levels"): 300 iterations beat greedy by +185 Elo
+        # [112, 277] (H1 after 40 pairs), 3,000 beat 300 by +141 [74, 220] (H1 after 48), 30,000 beat 3,000 by +113 [56,
+        # 176] (H1 after 43; before minimax backups it was -14 [-72, 44] after 51 pairs and the ladder stopped at
+        # 3,000); greedy beats random in every pair.
         search_defaults=SearchDefaults(
             exploration=2.0,
             scaled_exploration=True,
@@ -1235,18 +1231,18 @@ GAME_INFOS = (
             widening=2.0,
             minimax=0.7,
             setup_algorithm="greedy",
-            # What the other colours' moves say of their treasure values (engine_ext/survive_beliefs.py): +58 Elo
-            # [18, 100] with two seats, SPRT H1 after 108 pairs (docs/benchmarks.md, "Survive: the clairvoyant bot's
+            # What the other colours' moves say of their treasure values (engine_ext/survive_beliefs.py): +58 Elo [18,
+            # 100] with two seats, SPRT H1 after 108 pairs (docs/experiments/survive.md, "Survive: the clairvoyant bot's
             # lead is the treasure values").
             by_players={2: {"beliefs": True}},
             # Four seats, 30,000 iterations and more (level 5): ``refine``. A screen of 3,000 iterations at these
             # defaults ranks the root's moves; the rest of the budget searches the best three again with each leaf
             # scored at the start of the seat's next turn, after the rivals' replies played on by the light policy. At
             # equal time (26,000 iterations with it against 30,000 without; 452 against 499 ms of CPU a decision) one
-            # such seat beat three at the defaults by +51 Elo [13, 86], +0.41 points a game [0.10, 0.73], SPRT H1
-            # after 83 deal groups (docs/benchmarks.md, "`refine` adopted at level 5 with four seats", forty-fifth;
-            # the record: benchmarks/records/). Scoring every leaf that way (no screen) had beaten 3,000 but was not
-            # stronger than 30,000 at equal time (+6 Elo [-28, 37] at its 120-group bound, thirty-eighth).
+            # such seat beat three at the defaults by +51 Elo [13, 86], +0.41 points a game [0.10, 0.73], SPRT H1 after
+            # 83 deal groups (docs/experiments/survive.md, "`refine` adopted at level 5 with four seats", commit
+            # f89fc4e; the record: benchmarks/records/). Scoring every leaf that way (no screen) had beaten 3,000 but
+            # was not stronger than 30,000 at equal time (+6 Elo [-28, 37] at its 120-group bound, commit 301b2c1).
             by_budget=(
                 BudgetDefaults(
                     iterations=30_000,
@@ -1262,7 +1258,7 @@ GAME_INFOS = (
         # ``hunting``: the rivals a playout plays on strike (a Shark or Sea Serpent where it takes most from the other
         # seats, Rising Waters under them); for ``playout_to=own_turn``. Not a default: with four seats at equal time
         # (21,000 iterations with own_turn, one candidate and hunting against the defaults' 30,000) it lost, -40 Elo
-        # [-89, 2], SPRT H0 after 85 deal groups (docs/benchmarks.md, forty-first; benchmarks/records/).
+        # [-89, 2], SPRT H0 after 85 deal groups (docs/experiments/survive.md, commit b4538d4; benchmarks/records/).
         playout_policies=("light", "hunting"),
     ),
 )

@@ -22,7 +22,8 @@ import engine_ext
 from engine_ext import survive
 
 PARTICLES = 32
-BETA = 100.0  # softmax sharpness per unit of win share (docs/benchmarks.md, "Survive: beliefs about values")
+# Softmax sharpness per unit of win share (docs/experiments/survive.md, "Survive: the clairvoyant bot's lead").
+BETA = 100.0
 UNIFORM_SHARE = 0.25  # of the deal's weight kept uniform, so that no slot's row is ever certain
 REDEALS = 50  # tries to deal a particle the Abilities a move shows (each a fresh deal of what the seat cannot see)
 

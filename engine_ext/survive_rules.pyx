@@ -40,7 +40,7 @@ cdef TideWeights TIDE_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3, 
                                             floor=0.25, raft_cost=0.6, points=4.0, horizon=0.0)
 # ``fitted``'s: ``tide``'s with the softmax's points per e fitted to greedy games' winners (``benchmarks/fit_tide.py
 # --players 2 4 --weights points``: 2.19; ``tide``'s 4 makes it underconfident). Fitting every weight as well did not
-# carry from one seat count to the other (docs/benchmarks.md, "Survive: tide's weights fitted to outcomes").
+# carry from one seat count to the other (docs/experiments/survive.md, "Survive: tide's weights fitted to outcomes").
 cdef TideWeights FITTED_WEIGHTS = TideWeights(base=0.85, raft_steps=0.6, eat=0.3, sink=0.3, capsize=0.15, removal=0.4,
                                               floor=0.25, raft_cost=0.6, points=2.2, horizon=0.0)
 # ``horizon``'s: ``tide``'s with a creature's threat counted over every rival's Creature phase before the owner's next
@@ -1627,7 +1627,7 @@ cdef void s_tide_heuristic(const void* p, double* out) noexcept nogil:
 cdef void s_fitted_heuristic(const void* p, double* out) noexcept nogil:
     """``fitted``: ``tide`` with ``FITTED_WEIGHTS`` (its points per e fitted to greedy games' outcomes). Selectable
     only: it predicts the winner better than ``tide`` and searches worse (-45 Elo at 3,000 iterations, SPRT H0 after
-    54 pairs; docs/benchmarks.md, "Survive: tide's weights fitted to outcomes")."""
+    54 pairs; docs/experiments/survive.md, "Survive: tide's weights fitted to outcomes")."""
     tide_estimate(p, out, &FITTED_WEIGHTS, 0.0)
 
 
@@ -1669,7 +1669,8 @@ cdef void s_tempo_heuristic(const void* p, double* out) noexcept nogil:
     than the differences a search ranks moves by. A tree whose lines end at different points of the round compares
     such values. ``tempo`` adds ``TEMPO_POINTS`` times ``-tempo_shape`` to each seat's treasure estimate before the
     softmax (4 points per e), which brings those errors within about 0.02. Selectable only: at 3,000 iterations it lost
-    to ``tide`` (-64 Elo, SPRT H0; docs/benchmarks.md, "Survive: the evaluation's error by the point of the round")."""
+    to ``tide`` (-64 Elo, SPRT H0; docs/experiments/survive.md, "Survive: the evaluation's error by the point of the
+    round")."""
     tide_estimate(p, out, &TIDE_WEIGHTS, TEMPO_POINTS)
 
 
@@ -1685,7 +1686,7 @@ cdef void s_horizon_heuristic(const void* p, double* out) noexcept nogil:
 cdef void s_bold_heuristic(const void* p, double* out) noexcept nogil:
     """``bold``: ``tide`` with the creatures' threats at half weight (``BOLD_WEIGHTS``): a swimmer within a Shark's
     reach loses 0.15 of its worth, not 0.3. Selectable only: with four seats at 3,000 iterations it was level with
-    ``tide`` after 113 deal groups (-2 Elo [-37, 30], SPRT 0/30 not decided; docs/benchmarks.md, "bold: the
+    ``tide`` after 113 deal groups (-2 Elo [-37, 30], SPRT 0/30 not decided; docs/experiments/survive.md, "bold: the
     creatures' threats at half weight")."""
     tide_estimate(p, out, &BOLD_WEIGHTS, 0.0)
 

@@ -205,8 +205,8 @@ def test_the_benchmark_scripts_run_at_a_tiny_size(script, args, keys):
 
 
 def test_the_level_5_head_to_head_reads_its_lost_groups_as_documented_and_its_record_after_them(tmp_path):
-    # With no later games, the first 47 deal groups alone: the figures docs/benchmarks.md gave for them (thirty-fifth
-    # session), so a wrong count in the script's table shows here.
+    # With no later games, the first 47 deal groups alone: the figures docs/benchmarks.md gave for them (2026-12-06,
+    # commit 8efd659), so a wrong count in the script's table shows here.
     empty = tmp_path / "none.jsonl"
     empty.write_text("")
     alone = _run("records/level5_equal_time.py", str(empty))

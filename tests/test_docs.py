@@ -1,4 +1,6 @@
-"""Every Python snippet in the README and docs/ runs as written (the API guide's against a real server)."""
+"""The docs hold: every Python snippet in the README and docs/ runs as written (the API guide's against a real
+server), every link lands on a file and a heading, the benchmark reference stays a reference, and the project speaks of
+itself by dates and commits."""
 
 import importlib.util
 import re
@@ -78,27 +80,99 @@ def anchor(title: str, seen: dict[str, int]) -> str:
     return f"{slug}-{count}" if count else slug
 
 
-CONTENTS = ("<!-- contents -->\n", "<!-- /contents -->\n")
+EXPERIMENTS = sorted(p for p in (ROOT / "docs" / "experiments").glob("*.md") if p.name != "README.md")
+INDEX = ("<!-- index -->\n", "<!-- /index -->\n")
 
 
-def contents_block(text: str) -> str:
-    """docs/benchmarks.md's list of contents as it should read: every section and subsection after it, in order,
-    each linked to its heading."""
-    text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)  # a line in a code block is no heading
-    after = text.index(CONTENTS[1]) if CONTENTS[1] in text else text.index("\n## Engine speed")
+def headings(text: str) -> list[tuple[int, str, str]]:
+    """(level, title, anchor) of every heading, code blocks left out."""
+    text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
     seen: dict[str, int] = {}
-    lines = [CONTENTS[0].strip(), "Contents (the table above gives the latest figure of each target):", ""]
-    for match in re.finditer(r"^(#+) (.+)$", text, re.MULTILINE):
-        level, title = match.groups()
-        link = anchor(title, seen)
-        if match.start() > after and len(level) >= 2:
-            lines.append(f"{'  ' * (len(level) - 2)}- [{title}](#{link})")
-    return "\n".join([*lines, CONTENTS[1]])
+    return [(len(m[1]), m[2], anchor(m[2], seen)) for m in re.finditer(r"^(#+) (.+)$", text, re.MULTILINE)]
 
 
-def test_the_benchmarks_contents_list_every_section_in_order():
-    text = (ROOT / "docs" / "benchmarks.md").read_text()
-    start, end = text.index(CONTENTS[0]), text.index(CONTENTS[1]) + len(CONTENTS[1])
-    assert text[start:end] == contents_block(text), (
-        "docs/benchmarks.md's contents are out of date; replace them with:\n" + contents_block(text)
+def index_block(text: str) -> str:
+    """An experiment page's index as it should read: every entry (level 2) and its parts (level 3), linked."""
+    lines = [INDEX[0].strip()]
+    for level, title, link in headings(text):
+        if level in (2, 3):
+            lines.append(f"{'  ' * (level - 2)}- [{title}](#{link})")
+    return "\n".join([*lines, INDEX[1]])
+
+
+@pytest.mark.parametrize("page", EXPERIMENTS, ids=lambda p: p.name)
+def test_each_experiment_page_indexes_its_entries_in_order(page):
+    text = page.read_text()
+    start, end = text.index(INDEX[0]), text.index(INDEX[1]) + len(INDEX[1])
+    assert text[start:end] == index_block(text), (
+        f"{page.name}'s index is out of date; replace it with:\n" + index_block(text)
     )
+
+
+@pytest.mark.parametrize("page", EXPERIMENTS, ids=lambda p: p.name)
+def test_each_experiment_entry_is_dated_and_names_its_commit(page):
+    for level, title, _ in headings(page.read_text()):
+        if level == 2:
+            assert re.search(r"\b20\d\d-\d\d-\d\d\b.*\bcommit [0-9a-f]{7}", title), f"{page.name}: {title!r}"
+
+
+def test_the_benchmark_reference_is_a_reference():
+    """docs/benchmarks.md holds the current figures with their commands; the stories live in docs/experiments/."""
+    text = (ROOT / "docs" / "benchmarks.md").read_text()
+    assert len(text.splitlines()) <= 700
+    assert max(len(cell) for line in text.splitlines() if line.startswith("|") for cell in line.split("|")) <= 200
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+@pytest.mark.parametrize(
+    "page", [*DOCS, *EXPERIMENTS, ROOT / "docs" / "experiments" / "README.md"], ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_every_link_lands_on_a_file_and_a_heading(page):
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.DOTALL)
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, fragment = target.partition("#")
+        file = (page.parent / path).resolve() if path else page
+        assert file.exists(), f"{page.name} links to {target}: no such file"
+        if fragment and file.suffix == ".md":
+            anchors = {a for _, _, a in headings(file.read_text())}
+            assert fragment in anchors, f"{page.name} links to {target}: no such heading"
+
+
+# The ordinal words that numbered the project's work periods, spelled in pieces so that this file names none.
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy"
+_UNITS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
+_TEENS = "ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth"
+NAMED_SESSION = re.compile(
+    rf"({_TENS})-({_UNITS})|\b({_UNITS}|tenth|eleventh|twelfth|[0-9]+(st|nd|rd|th)) ses" + r"sion|\bses" + r"sions?\b"
+    rf"|[(,] ({_TEENS}|twentieth|thirtieth|fortieth)[;:),]|\(({_TEENS}|twentieth|thirtieth|fortieth)[;:),]",
+    re.IGNORECASE,
+)
+# What is not a work period: a gRPC or HTTP connection's, pytest's scope.
+OTHER_SESSIONS = re.compile(r"grpc|http|pytest|scope=.session|session-scoped|sqlalchemy|psycopg", re.IGNORECASE)
+
+
+def test_the_project_speaks_of_itself_by_dates_and_commits():
+    """No figure, comment or test names a numbered work period ("the forty-..." or "this ses..."): a reader cannot
+    know what it was. A figure is dated and cites the commit or record file that produced it."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "docs", "benchmarks", "engine_ext", "search", "server", "tests", "README.md"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout: nothing to list")
+    found = []
+    for name in tracked:
+        path = ROOT / name
+        if path.suffix not in {".md", ".py", ".pyx", ".pxd", ".sh", ".proto", ".txt", ".toml"} or not path.exists():
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if NAMED_SESSION.search(line) and not OTHER_SESSIONS.search(line):
+                found.append(f"{name}:{number}: {line.strip()[:100]}")
+    assert not found, "work periods named (date the figure and cite its commit instead):\n" + "\n".join(found)

@@ -1,9 +1,9 @@
 """Level 5's head to head at equal time in four-seat Survive, all of it in deal order: one seat at 21,000 iterations
 scoring leaves after the rivals' replies (``playout_to=own_turn,playout_candidates=1``) against three at 30,000
-scoring at the leaf (docs/benchmarks.md, "The head to head at level 5's time", thirty-fourth to thirty-sixth sessions).
+scoring at the leaf (docs/experiments/survive.md, "The head to head at level 5's time", commits 77ff94b to 7bfb1be).
 
 Deal groups 0-46 were played on an earlier machine whose results file was lost with it; their group scores and score
-edge are those docs/benchmarks.md gave for them (thirty-fifth session). An SPRT's LLR depends only on how many groups
+edge are those docs/benchmarks.md gave for them (commit 8efd659). An SPRT's LLR depends only on how many groups
 took each score (``stats.group_sprt``), so they enter exactly; the score edge's spread over them is read back from its
 interval. Groups 47 on are the games of ``--first-deal 47`` in FILE (default: the record beside this script). Replaying
 deals 0-46 (``--first-deal 0 --deals 47``, about four hours of two workers) would give the same games on a checkout

@@ -206,7 +206,8 @@ def test_defaults_by_budget_apply_from_their_iterations_and_seat_count(monkeypat
 
 
 def test_four_seat_survive_refines_from_level_5_up_and_every_other_search_is_at_the_defaults():
-    # docs/benchmarks.md, "`refine` adopted at level 5 with four seats": at equal time it beat the defaults' 30,000
+    # docs/experiments/survive.md, "`refine` adopted at level 5 with four seats": at equal time it beat the defaults'
+    # 30,000
     info = engine_ext.game_info("survive")
     level5 = search.play.level_settings("survive", 5)
 
