@@ -176,3 +176,15 @@ def test_the_project_speaks_of_itself_by_dates_and_commits():
             if NAMED_SESSION.search(line) and not OTHER_SESSIONS.search(line):
                 found.append(f"{name}:{number}: {line.strip()[:100]}")
     assert not found, "work periods named (date the figure and cite its commit instead):\n" + "\n".join(found)
+
+
+def test_every_module_keeps_to_one_role_within_1500_lines():
+    """STYLE's rule: a module past about 1,500 lines has grown several roles; split it by role (a hot path's parts
+    as ``.pxi`` files its module includes, docs/architecture.md). Tests and records are not modules."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout: nothing to list")
+    sources = [n for n in tracked if n.endswith((".py", ".pyx", ".pxd", ".pxi")) and not n.startswith("tests/")]
+    sources = [n for n in sources if not n.startswith("benchmarks/records/") and (ROOT / n).exists()]
+    long = {n: lines for n in sources if (lines := len((ROOT / n).read_text().splitlines())) > 1500}
+    assert not long, f"modules over 1,500 lines: {long}"
