@@ -458,6 +458,12 @@ def complete_groups(lineup: Sequence[str], games: list[dict]) -> dict[int, list[
 def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
     groups = complete_groups(lineup, games)
     out: dict = {"games": len(games), "deal_groups": len(groups), "configs": {}}
+    if 0 < len(groups) < FEW_GROUPS:
+        out["note"] = (
+            f"{len(groups)} deal group{'s' if len(groups) > 1 else ''}: too few to tell the bots apart (the intervals "
+            f"span most of their range); a strength figure needs {FEW_GROUPS * 6} groups or more"
+        )
+    shares_only = bool(games) and all(returns_are_shares(g) for g in games)
     solo = len(lineup) == 1
     for name in dict.fromkeys(lineup):
         per_group, returns_per_group, wins, played, scores, margins = [], [], 0.0, 0, [], []
@@ -488,12 +494,12 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
                     margins.append(game["scores"][seat] - best_other)
             per_group.append(sum(shares) / len(shares))
             returns_per_group.append(sum(returns) / len(returns))
-        share = stats.mean_interval(per_group)
+        share = stats.mean_interval(per_group, (0.0, 1.0))
         out["configs"][name] = {
             "seats_played": played,
             "win_share": share.as_list(),
             # The game's own returns (chips in poker, where a duplicate pair splits the wins by construction).
-            "mean_return": stats.mean_interval(returns_per_group).as_list(),
+            "mean_return": stats.mean_interval(returns_per_group, (0.0, 1.0) if shares_only else None).as_list(),
             "win_rate_wilson": [round(x, 4) for x in stats.wilson(wins, played)] if played else None,
             "mean_score": round(sum(scores) / len(scores), 3) if scores else None,
             "mean_margin": round(sum(margins) / len(margins), 3) if margins else None,
@@ -517,7 +523,10 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
             out["elo"].update(elo=None, interval=None, note=f"{first} {what}")
         else:
             elo, low, high = stats.elo_interval_of_shares(pair_scores, players)
-            out["elo"].update(elo=round(elo, 1), interval=[round(low, 1), round(high, 1)])
+            # An unbounded end (the shares' interval reaches 0 or 1, or one group) is null: JSON has no infinity.
+            out["elo"].update(
+                elo=round(elo, 1), interval=[round(x, 1) if math.isfinite(x) else None for x in (low, high)]
+            )
         if players == 2:
             out["pentanomial"] = stats.pentanomial(pair_scores)
     if one_against_field(lineup) and groups:
@@ -537,12 +546,15 @@ def summarize_match(lineup: Sequence[str], games: list[dict]) -> dict:
             f"{single[0]} - {other}": {
                 "deal_groups": len(groups),
                 "difference": stats.mean_interval(
-                    [pair_score(single[0], group) - pair_score(other, group) for group in groups.values()]
+                    [pair_score(single[0], group) - pair_score(other, group) for group in groups.values()], (-1.0, 1.0)
                 ).as_list(),
             }
             for other in single[1:]
         }
     return out
+
+
+FEW_GROUPS = 5  # below this many deal groups a summary says the run is too small to tell the bots apart
 
 
 def one_against_field(lineup: Sequence[str]) -> bool:
@@ -721,7 +733,15 @@ class Progress:
         eta = (self.total - done) / rate if rate > 0 else math.inf
         width = 24
         filled = int(width * done / max(1, self.total))
-        estimate = "-" if math.isnan(first[0]) else f"{first[0]:.3f} [{first[1]:.3f}, {first[2]:.3f}]"
+        if first[0] is None:
+            estimate = "-"
+        elif first[1] is None:
+            estimate = f"{first[0]:.3f} (one deal group: no interval yet)"
+        else:
+            estimate = f"{first[0]:.3f} [{first[1]:.3f}, {first[2]:.3f}]"
+            if "note" in match:
+                n = match["deal_groups"]
+                estimate += f" ({n} deal group{'s' if n != 1 else ''}: too few to tell yet)"
         judged = ""
         if self.sprt:
             report = sprt_report(lineup, games, *self.sprt)
@@ -754,7 +774,13 @@ def plot_strength(summary: dict, tournament: Tournament, path: Path, against: st
         settings = tournament.configs[challenger]
         if settings.iterations is None:
             continue
-        lines[settings.algorithm].append((settings.iterations, result["configs"][challenger]["mean_return"]))
+        mean, low, high = result["configs"][challenger]["mean_return"]
+        if mean is None:
+            continue
+        # One deal group has no interval: the point is drawn without a bar.
+        lines[settings.algorithm].append(
+            (settings.iterations, (mean, mean if low is None else low, mean if high is None else high))
+        )
     figure, axes = pyplot.subplots(figsize=(7, 4.5))
     markers = "osD^v*"  # one per algorithm, so that points at one budget stay told apart where they overlap
     for number, (algorithm, points) in enumerate(sorted(lines.items())):

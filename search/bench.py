@@ -10,6 +10,7 @@ import platform
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import engine_ext
@@ -200,12 +201,25 @@ def openspiel_speed(seconds: float, simulations: int = 500, decisions: int = 60,
     }
 
 
-def speed_report(games: list[str], seconds: float, threads: int = 1, openspiel: bool = True) -> dict:
+def quiet(step: str) -> None:
+    """No progress shown."""
+
+
+def speed_report(
+    games: list[str], seconds: float, threads: int = 1, openspiel: bool = True, progress: Callable[[str], None] = quiet
+) -> dict:
+    """Engine and search speed of each game (and OpenSpiel's reference, where installed); ``progress`` is told each
+    step as it starts."""
     report = {"machine": platform.machine(), "python": platform.python_version(), "engines": {}, "searches": {}}
-    for name in games:
+    steps = 2 * len(games) + openspiel
+    for k, name in enumerate(games):
         players = default_players(name)
+        progress(f"[{2 * k + 1}/{steps}] {name}: engine speed")
         report["engines"][name] = engine_speed(name, players, seconds)
+        progress(f"[{2 * k + 2}/{steps}] {name}: search speed")
         report["searches"][name] = search_speed(name, players, seconds * 2, threads)
+    if openspiel:
+        progress(f"[{steps}/{steps}] OpenSpiel's ISMCTS (Leduc, 4-player Hearts), where installed")
     reference = openspiel_speed(seconds) if openspiel else None
     if reference is not None:
         four = [n for n in games if report["searches"][n]["players"] == HEARTS_PLAYERS]
@@ -218,7 +232,9 @@ def speed_report(games: list[str], seconds: float, threads: int = 1, openspiel: 
     return report
 
 
-def plot_speed(report: dict, path: Path) -> None:
+def plot_speed(report: dict, path: Path, drawn: Callable | None = None) -> None:
+    """The report's engine and search speeds as two bar charts in a PNG (``drawn``, if given, sees the figure before
+    it is closed)."""
     pyplot = arena.optional_pyplot()
     names = list(report["engines"])
     figure, (left, right) = pyplot.subplots(1, 2, figsize=(10, 4))
@@ -237,8 +253,14 @@ def plot_speed(report: dict, path: Path) -> None:
     right.set_ylabel("ISMCTS iterations per second (k), 1 thread")
     right.set_yscale("log")
     right.legend()
+    for axes in (left, right):  # six game names side by side: slanted, so that they do not overlap
+        axes.tick_params(axis="x", labelrotation=30)
+        for label in axes.get_xticklabels():
+            label.set_horizontalalignment("right")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
+    if drawn is not None:
+        drawn(figure)
     pyplot.close(figure)
 
 
@@ -336,17 +358,23 @@ def greedy_against_random(name: str, players: int, deals: int, workers: int = 1)
             "greedy_mean_return": greedy["mean_return"]}  # fmt: skip
 
 
-def metrics_report(games: list[str], per_game: int, greedy_deals: int, workers: int = 1) -> dict:
+def metrics_report(
+    games: list[str], per_game: int, greedy_deals: int, workers: int = 1, progress: Callable[[str], None] = quiet
+) -> dict:
+    """Game metrics of each game at its smallest seat count and at four (or its largest); ``progress`` is told each
+    step as it starts."""
     report = {}
+    plan = []
     for name in games:
         info = engine_ext.game_info(name)
-        counts = sorted({info.min_players, min(4, info.max_players)})
-        report[name] = {}
-        for players in counts:
-            entry = game_metrics(name, players, per_game)
-            if greedy_deals:
-                entry["greedy_vs_random"] = greedy_against_random(name, players, greedy_deals, workers)
-            report[name][f"{players}p"] = entry
+        plan += [(name, players) for players in sorted({info.min_players, min(4, info.max_players)})]
+    for k, (name, players) in enumerate(plan, 1):
+        greedy = f", greedy against random over {greedy_deals} deal groups" if greedy_deals else ""
+        progress(f"[{k}/{len(plan)}] {name}, {players} players: {per_game} random games{greedy}")
+        entry = game_metrics(name, players, per_game)
+        if greedy_deals:
+            entry["greedy_vs_random"] = greedy_against_random(name, players, greedy_deals, workers)
+        report.setdefault(name, {})[f"{players}p"] = entry
     return report
 
 

@@ -54,21 +54,28 @@ class MeanInterval:
     high: float
     n: int
 
-    def as_list(self, digits: int = 4) -> list[float]:
-        return [round(self.mean, digits), round(self.low, digits), round(self.high, digits)]
+    def as_list(self, digits: int = 4) -> list[float | None]:
+        """``[mean, low, high]`` for JSON: an end that is not finite (one value: no interval) is ``None``."""
+        return [round(x, digits) if math.isfinite(x) else None for x in (self.mean, self.low, self.high)]
 
 
-def mean_interval(values: Sequence[float]) -> MeanInterval:
-    """Mean and its 95 % interval (Student's t) over independent values, e.g. one value per deal group."""
+def mean_interval(values: Sequence[float], bounds: tuple[float, float] | None = None) -> MeanInterval:
+    """Mean and its 95 % interval (Student's t) over independent values, e.g. one value per deal group. With
+    ``bounds`` (a win share's [0, 1]) the interval is clipped to what the values can be; one value has no interval
+    (infinite ends, or the bounds)."""
     n = len(values)
     if n == 0:
         return MeanInterval(math.nan, math.nan, math.nan, 0)
     mean = sum(values) / n
     if n == 1:
-        return MeanInterval(mean, -math.inf, math.inf, 1)
-    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
-    half = student_t95(n - 1) * math.sqrt(variance / n)
-    return MeanInterval(mean, mean - half, mean + half, n)
+        low, high = -math.inf, math.inf
+    else:
+        variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+        half = student_t95(n - 1) * math.sqrt(variance / n)
+        low, high = mean - half, mean + half
+    if bounds is not None:
+        low, high = max(low, bounds[0]), min(high, bounds[1])
+    return MeanInterval(mean, low, high, n)
 
 
 def elo_from_score(score: float) -> float:
@@ -97,10 +104,13 @@ def elo_from_share(share: float, players: int) -> float:
 def elo_interval_of_shares(group_shares: Sequence[float], players: int) -> tuple[float, float, float]:
     """Elo of the first configuration with a 95 % interval, from its mean share per deal group against ``players -
     1`` copies of one opponent; ``elo_interval`` with two seats."""
-    interval = mean_interval(group_shares)
+    interval = mean_interval(group_shares, (0.0, 1.0))
     if interval.n < 2:
         return (elo_from_share(interval.mean, players), -math.inf, math.inf)
-    return tuple(elo_from_share(x, players) for x in (interval.mean, interval.low, interval.high))
+    # An end of the shares' interval at 0 or 1 is an unbounded Elo, not the ±2,400 of a clamped share.
+    low = -math.inf if interval.low <= 0.0 else elo_from_share(interval.low, players)
+    high = math.inf if interval.high >= 1.0 else elo_from_share(interval.high, players)
+    return (elo_from_share(interval.mean, players), low, high)
 
 
 def elo_interval(pair_scores: Sequence[float]) -> tuple[float, float, float]:

@@ -93,8 +93,30 @@ def demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def option_usage(option) -> str:
+    """An option as a user types it: ``--eggs 10|6``, ``--layout LETTERS`` (the flag of `atoll play` and `atoll bench
+    strength`)."""
+    if option.choices:
+        value = "|".join(map(str, option.choices))
+    elif option.type is int:
+        value = "N"
+    else:
+        value = "LETTERS" if option.required_length else "TEXT"
+    return f"--{option.name} {value}"
+
+
+def option_help(option) -> str:
+    """The option's help with its range and default in words (no Python reprs)."""
+    text = option.help
+    if not option.choices and (option.low is not None or option.high is not None):
+        text += f" ({option.low}..{option.high})"
+    if option.default is not None:
+        text += f"; default {option.default}"
+    return text
+
+
 def games(args: argparse.Namespace) -> int:
-    """The registered games with their seats and options (what ListGames answers)."""
+    """The registered games with their seats and options (what ListGames answers), options spelled as flags."""
     for name in engine_ext.GAMES:
         info = engine_ext.game_info(name)
         seats = (
@@ -102,9 +124,12 @@ def games(args: argparse.Namespace) -> int:
             if info.min_players != info.max_players
             else f"{info.min_players} player" + ("s" if info.min_players > 1 else "")
         )
-        print(f"{name}: {info.title}, {seats}. {info.description}")
+        print(f"{name}: {info.title}, {seats}")
+        print(f"  {info.description}")
+        width = max((len(option_usage(o)) for o in info.options), default=0)
         for option in info.options:
-            print(f"  --option {option.name}=...  default {option.default!r}: {option.describe()}")
+            print(f"  {option_usage(option):<{width}}  {option_help(option)}")
+    print("\nOptions are flags of `atoll play` and `atoll bench strength`, e.g. `atoll play islet_solo --eggs 6`.")
     return 0
 
 
@@ -223,7 +248,24 @@ def option_pairs(texts: list[str] | None) -> dict[str, str]:
     return pairs
 
 
-# Every registered game's options become flags of `atoll play` (e.g. --eggs 6 for islet_solo).
+def game_options(args: argparse.Namespace, info) -> dict[str, str]:
+    """The game options given as flags (``--eggs 6``; ``--option eggs=6`` is the same), each checked to be one of
+    this game's (``InvalidOption`` names it)."""
+    options = {name: value for name, value in vars(args).items() if name in OPTION_NAMES and value is not None}
+    options.update(option_pairs(args.option))
+    for name in options:
+        info.option(name)  # InvalidOption when this game has no such option
+    return options
+
+
+def add_option_flags(cmd: argparse.ArgumentParser) -> None:
+    """Every registered game's options as flags (``atoll games`` lists which game takes which)."""
+    for name, helps in OPTION_HELP.items():
+        cmd.add_argument(f"--{name}", default=None, help="game option: " + "; ".join(helps))
+    cmd.add_argument("--option", action="append", metavar="NAME=VALUE", help=argparse.SUPPRESS)
+
+
+# Every registered game's options become flags of `atoll play` and `atoll bench strength` (e.g. --eggs 6).
 OPTION_HELP: dict[str, list[str]] = {}
 for _name in engine_ext.GAMES:
     for _option in engine_ext.game_info(_name).options:
@@ -266,17 +308,15 @@ def play(args: argparse.Namespace) -> int:
         print(f"atoll play: --seat must be 0..{args.players - 1}", file=sys.stderr)
         return 2
     bots = [None if seat == me else game_loop.BotSettings(iterations=args.iterations) for seat in range(args.players)]
-    options = {name: value for name, value in vars(args).items() if name in OPTION_NAMES and value is not None}
     try:
-        options.update(option_pairs(args.option))
-        for name in options:
-            info.option(name)  # InvalidOption when this game has no such option
+        options = game_options(args, info)
         position = game_loop.Position(game_loop.new_game(args.game, args.players, seed, options))
     except ValueError as err:
         print(f"atoll play: {err}", file=sys.stderr)
         return 2
     state = position.state
-    print(f"{info.title}, {args.players} players; you are seat {me}. Type `help` for the commands.")
+    seats = f"{args.players} player" + ("s" if args.players != 1 else "")
+    print(f"{info.title}, {seats}; you are seat {me}. Type `help` for the commands.")
     while True:
         before = state.clone()
         for step in game_loop.play(position, seed, bots):
@@ -349,7 +389,7 @@ def bench_strength(args: argparse.Namespace) -> int:
         names = list(configs)
         lineups = [line.split(",") for line in args.lineup] or arena.default_lineups(names, args.players)
         info = engine_ext.game_info(args.game)
-        options = {name: info.option(name).parse(value) for name, value in option_pairs(args.option).items()}
+        options = {name: info.option(name).parse(value) for name, value in game_options(args, info).items()}
         tournament = arena.Tournament(
             args.game, args.players, configs, lineups, args.deals, args.seed, options, args.first_deal
         )
@@ -429,12 +469,25 @@ def bench_strength(args: argparse.Namespace) -> int:
     return 0
 
 
+def steps(args: argparse.Namespace):
+    """A report's progress, one line on stderr per step as it starts (stdout stays the JSON), unless --quiet."""
+    started = time.monotonic()
+
+    def show(step: str) -> None:
+        if not args.quiet:
+            print(f"{time.monotonic() - started:6.1f} s  {step}", file=sys.stderr, flush=True)
+
+    return show
+
+
 def bench_speed(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from search import bench
 
-    report = bench.speed_report(args.games or list(engine_ext.GAMES), args.seconds, args.threads, not args.no_openspiel)
+    report = bench.speed_report(
+        args.games or list(engine_ext.GAMES), args.seconds, args.threads, not args.no_openspiel, steps(args)
+    )
     if args.plot:
         bench.plot_speed(report, Path(args.plot))
     bench.write_json(report, Path(args.out) if args.out else None)
@@ -447,7 +500,7 @@ def bench_metrics(args: argparse.Namespace) -> int:
     from search import bench
 
     report = bench.metrics_report(
-        args.games or list(engine_ext.GAMES), args.games_per_count, args.greedy_deals, args.workers
+        args.games or list(engine_ext.GAMES), args.games_per_count, args.greedy_deals, args.workers, steps(args)
     )
     bench.write_json(report, Path(args.out) if args.out else None)
     return 0
@@ -491,9 +544,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("game", choices=engine_ext.GAMES)
     cmd.add_argument("--players", type=int, default=None, help="default: 2, or the game's only seat count")
     cmd.add_argument("--seat", type=int, default=0)
-    for name, helps in OPTION_HELP.items():
-        cmd.add_argument(f"--{name}", default=None, help="game option: " + "; ".join(helps))
-    cmd.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (atoll games lists them)")
+    add_option_flags(cmd)
     cmd.add_argument("--seed", type=int, default=None, help="a fixed seed makes the deal predictable (default: secret)")
     cmd.add_argument("--iterations", type=at_least(1), default=1000)
     cmd.set_defaults(run=play)
@@ -528,7 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--first-deal", type=at_least(0), default=0, metavar="N",
         help="play deals N to N+DEALS-1 of the match (a shard: shards' --out files joined are the whole match's)",
     )  # fmt: skip
-    cmd.add_argument("--option", action="append", metavar="NAME=VALUE", help="a game option (atoll games lists them)")
+    add_option_flags(cmd)
     cmd.add_argument("--seed", type=at_least(0), default=0)
     cmd.add_argument(
         "--out", type=output_file, help="JSONL file of finished games: a rerun of the same command continues it"
@@ -552,6 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--no-openspiel", action="store_true")
     cmd.add_argument("--out", type=output_file)
     cmd.add_argument("--plot", type=output_file)
+    cmd.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     cmd.set_defaults(run=bench_speed)
     cmd = bench.add_parser("metrics", help="game length, branching, chance, hidden facts, seat advantage")
     cmd.add_argument("--games", nargs="*", choices=engine_ext.GAMES)
@@ -561,6 +613,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cmd.add_argument("--workers", type=at_least(1), default=2)
     cmd.add_argument("--out", type=output_file)
+    cmd.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     cmd.set_defaults(run=bench_metrics)
     cmd = commands.add_parser("demo", help="play one random game of every registered game and print it")
     cmd.add_argument("--seed", type=int, default=0)

@@ -373,6 +373,28 @@ def test_two_bots_in_the_same_games_are_compared_paired_by_deal_group():
     assert "head_to_head" not in arena.summarize_match(["a", "g", "g"], [])  # one bot against a field: elo instead
 
 
+def test_a_run_too_small_to_say_anything_says_so_and_its_intervals_stay_in_range(capsys):
+    lineup = ["a", "b"]
+    # Two pairs: a wins both games of deal 0 and splits deal 1 (the --deals 2 run that reported [0.625, -4.14, 5.39]).
+    games = [
+        {"match": "a,b", "deal": deal, "seats": list(seats), "returns": [float(s == w) for s in seats],
+         "scores": [1, 0], "seed": deal}
+        for deal, won in ((0, "aa"), (1, "ab")) for seats, w in zip(arena.seat_permutations(lineup), won, strict=True)
+    ]  # fmt: skip
+    match = arena.summarize_match(lineup, games)
+    assert "too few" in match["note"] and match["deal_groups"] == 2
+    assert match["configs"]["a"]["win_share"] == [0.75, 0.0, 1.0]
+    assert match["configs"]["a"]["mean_return"] == [0.75, 0.0, 1.0]
+    assert match["elo"]["interval"] == [None, None]  # the shares' interval reaches 0 and 1: Elo is unbounded
+    json.dumps(match, allow_nan=False)  # valid JSON: no Infinity or NaN
+    tournament = arena.Tournament("survive", 2, {"a": FAST["r"], "b": FAST["r"]}, [lineup], 2, seed=1)
+    import io
+
+    stream = io.StringIO()
+    arena.Progress(tournament, 4, stream=stream)(games[:2])
+    assert "1 deal group: too few to tell yet" in stream.getvalue() and "inf" not in stream.getvalue()
+
+
 def test_the_score_edge_pairs_the_challengers_points_with_the_fields_in_the_same_seat_of_the_same_deal():
     lineup = ["a", "b", "b", "b"]
     permutations = arena.seat_permutations(lineup)

@@ -29,6 +29,23 @@ def test_mean_interval_is_the_t_interval():
     )
 
 
+def test_an_interval_stays_within_what_the_values_can_be_and_one_value_has_none():
+    # Two deal groups of a 2-player match: t with one degree of freedom spans far beyond [0, 1] unclipped.
+    wide = stats.mean_interval([0.25, 1.0])
+    assert wide.low < -1 and wide.high > 2
+    clipped = stats.mean_interval([0.25, 1.0], (0.0, 1.0))
+    assert clipped.as_list() == [0.625, 0.0, 1.0]
+    assert stats.mean_interval([0.5]).as_list() == [0.5, None, None]  # JSON has no infinity: no interval at all
+    assert stats.mean_interval([0.5], (0.0, 1.0)).as_list() == [0.5, 0.0, 1.0]
+
+
+def test_an_elo_interval_whose_shares_reach_0_or_1_is_unbounded_not_2400():
+    elo, low, high = stats.elo_interval([0.5, 1.0])
+    assert elo == pytest.approx(stats.elo_from_score(0.75)) and low == -math.inf and high == math.inf
+    elo, low, high = stats.elo_interval([0.5, 0.75] * 20)
+    assert math.isfinite(low) and math.isfinite(high) and low < elo < high
+
+
 def test_elo_and_score_are_inverse_logistics():
     assert stats.elo_from_score(0.5) == 0.0
     assert stats.score_from_elo(400) == pytest.approx(10 / 11)

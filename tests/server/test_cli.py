@@ -72,13 +72,59 @@ def test_games_lists_every_registered_game_with_its_options():
     out = atoll("games")
     for name in engine_ext.GAMES:
         assert f"{name}: " in out.stdout
-    assert "hourglass" in out.stdout and "one of beach_forest, beach" in out.stdout
+    # Options as a user types them (the flags of play and bench strength), defaults in words: no Python reprs.
+    assert "--hourglass beach_forest|beach" in out.stdout and "; default beach_forest" in out.stdout
+    assert "--eggs 10|6" in out.stdout and "--layout LETTERS" in out.stdout
+    assert "None" not in out.stdout and "'" not in out.stdout.replace("'s ", "")
+
+
+def test_the_speed_and_metrics_reports_show_their_steps_on_stderr_and_json_on_stdout(tmp_path):
+    out = atoll("bench", "speed", "--games", "kuhn_poker", "leduc_poker", "--seconds", "0.02", "--no-openspiel")
+    assert out.returncode == 0, out.stderr
+    assert set(json.loads(out.stdout)["engines"]) == {"kuhn_poker", "leduc_poker"}
+    steps = out.stderr.splitlines()
+    assert [line.split(" s  ", 1)[1] for line in steps] == [
+        "[1/4] kuhn_poker: engine speed", "[2/4] kuhn_poker: search speed",
+        "[3/4] leduc_poker: engine speed", "[4/4] leduc_poker: search speed",
+    ]  # fmt: skip
+    out = atoll("bench", "metrics", "--games", "kuhn_poker", "--games-per-count", "3", "--greedy-deals", "0", "--quiet")
+    assert out.returncode == 0 and out.stderr == "" and set(json.loads(out.stdout)) == {"kuhn_poker"}
+
+
+def test_the_speed_plot_slants_its_game_names(tmp_path):
+    pytest.importorskip("matplotlib")
+    from search import bench
+
+    report = json.loads(
+        atoll(
+            "bench", "speed", "--seconds", "0.02", "--no-openspiel", "--quiet", "--plot", str(tmp_path / "s.png")
+        ).stdout
+    )
+    assert (tmp_path / "s.png").stat().st_size > 0
+    shown = []
+    bench.plot_speed(report, tmp_path / "again.png", shown.append)
+    for axes in shown[0].axes:
+        labels = axes.get_xticklabels()
+        assert [label.get_text() for label in labels] == list(report["engines"])
+        assert all(label.get_rotation() == 30 and label.get_horizontalalignment() == "right" for label in labels)
+
+
+def test_bench_strength_takes_game_options_as_flags(tmp_path):
+    out = tmp_path / "solo.jsonl"
+    done = atoll(
+        "bench", "strength", "--game", "islet_solo", "--players", "1", "--bot", "r=random", "--lineup", "r",
+        "--deals", "1", "--workers", "1", "--eggs", "6", "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text().splitlines()[0])["options"] == {"eggs": 6}
+    refused = atoll("bench", "strength", "--game", "islet", "--bot", "r=random", "--deals", "1", "--eggs", "6")
+    assert refused.returncode == 2 and "islet has no option 'eggs'" in refused.stderr
 
 
 def test_play_islet_solo_takes_its_egg_option_and_draws_the_cards():
     out = atoll("play", "islet_solo", "--eggs", "6", "--seed", "2", "--iterations", "20", stdin="moves\nquit\n")
     assert out.returncode == 0, out.stderr
-    assert "Islet (solo), 1 players" in out.stdout and "free eggs 6" in out.stdout
+    assert "Islet (solo), 1 player;" in out.stdout and "free eggs 6" in out.stdout
     assert "day cards (islet 1):" in out.stdout and "start @(" in out.stdout
 
 
@@ -113,7 +159,8 @@ def test_ctrl_c_or_sigterm_ends_a_command_with_one_line_and_its_exit_code(signum
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background child of a script starts with SIGINT ignored
         os.setpgrp()
 
-    command = ["atoll", "bench", "metrics", "--games", "islet", "--games-per-count", "100000", "--greedy-deals", "0"]
+    command = ["atoll", "bench", "metrics", "--games", "islet", "--games-per-count", "100000", "--greedy-deals", "0",
+               "--quiet"]  # fmt: skip
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={"PATH": BIN},
                             preexec_fn=as_from_a_terminal)  # fmt: skip
     # Past its imports, within its random games (which take far longer): two seconds of CPU, however slow the machine.
