@@ -146,13 +146,13 @@ def test_every_link_lands_on_a_file_and_a_heading(page):
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy"
 _UNITS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
 _TEENS = "ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth"
-NAMED_SESSION = re.compile(
+NAMED_WORK_PERIOD = re.compile(
     rf"({_TENS})-({_UNITS})|\b({_UNITS}|tenth|eleventh|twelfth|[0-9]+(st|nd|rd|th)) ses" + r"sion|\bses" + r"sions?\b"
     rf"|[(,] ({_TEENS}|twentieth|thirtieth|fortieth)[;:),]|\(({_TEENS}|twentieth|thirtieth|fortieth)[;:),]",
     re.IGNORECASE,
 )
 # What is not a work period: a gRPC or HTTP connection's, pytest's scope.
-OTHER_SESSIONS = re.compile(r"grpc|http|pytest|scope=.session|session-scoped|sqlalchemy|psycopg", re.IGNORECASE)
+OTHER_MEANINGS = re.compile(r"grpc|http|pytest|scope=.session|session-scoped|sqlalchemy|psycopg", re.IGNORECASE)
 
 
 def test_the_project_speaks_of_itself_by_dates_and_commits():
@@ -173,7 +173,7 @@ def test_the_project_speaks_of_itself_by_dates_and_commits():
         if path.suffix not in {".md", ".py", ".pyx", ".pxd", ".sh", ".proto", ".txt", ".toml"} or not path.exists():
             continue
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            if NAMED_SESSION.search(line) and not OTHER_SESSIONS.search(line):
+            if NAMED_WORK_PERIOD.search(line) and not OTHER_MEANINGS.search(line):
                 found.append(f"{name}:{number}: {line.strip()[:100]}")
     assert not found, "work periods named (date the figure and cite its commit instead):\n" + "\n".join(found)
 
