@@ -91,7 +91,21 @@ def optional(module: str, extra: str):
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise RuntimeError(f"{module} is needed for this: pip install 'atoll[{extra}]'") from None
+        checkout = "make bench" if extra == "bench" else f".venv/bin/pip install -e '.[{extra}]'"
+        raise RuntimeError(
+            f"{module} is needed for this: pip install 'atoll[{extra}]' (in a checkout: {checkout})"
+        ) from None
+
+
+def installed(module: str) -> bool:
+    """Whether an optional extra's module can be imported."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
 
 
 def optional_pyplot():
@@ -438,8 +452,12 @@ def summarize(tournament: Tournament, results: list[dict]) -> dict:
         games = [r for r in results if r["match"] == match]
         summary["matches"][match] = summarize_match(lineup, games)
     if tournament.players > 2:
-        summary["openskill"] = openskill_ratings(results)
+        # Without the bench extra the summary says so: the win shares, Elo and SPRT above need no rating package.
+        summary["openskill"] = openskill_ratings(results) if installed("openskill") else {"missing": OPENSKILL_MISSING}
     return summary
+
+
+OPENSKILL_MISSING = "OpenSkill ratings need the bench extra: pip install 'atoll[bench]' (in a checkout: make bench)"
 
 
 def complete_groups(lineup: Sequence[str], games: list[dict]) -> dict[int, list[dict]]:

@@ -395,6 +395,8 @@ def bench_strength(args: argparse.Namespace) -> int:
         )
         if args.plot:
             arena.optional_pyplot()  # before the games, not after them: the plot is drawn last
+        if args.players > 2 and not arena.installed("openskill"):
+            print(f"atoll bench strength: {arena.OPENSKILL_MISSING}; the summary will have none", file=sys.stderr)
         if args.against is not None and args.against not in configs:
             raise ValueError(f"--against {args.against!r} is not one of the --bot names ({', '.join(names)})")
     except (ValueError, KeyError, RuntimeError) as err:

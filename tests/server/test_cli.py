@@ -109,6 +109,21 @@ def test_the_speed_plot_slants_its_game_names(tmp_path):
         assert all(label.get_rotation() == 30 and label.get_horizontalalignment() == "right" for label in labels)
 
 
+def test_a_multi_player_strength_run_without_the_bench_extra_says_so_and_still_summarises(tmp_path):
+    # A make-run environment has no bench extra: the run warns at its start and its summary says what is missing.
+    script = (
+        "import sys; sys.modules['openskill'] = None; from server.cli import main; "
+        f"sys.exit(main(['bench', 'strength', '--game', 'kuhn_poker', '--players', '3', '--bot', 'r=random', "
+        f"'--bot', 'g=greedy', '--lineup', 'g,r,r', '--deals', '2', '--workers', '1', '--quiet', "
+        f"'--summary', {str(tmp_path / 's.json')!r}]))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "OpenSkill ratings need the bench extra" in done.stderr and "make bench" in done.stderr
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert "bench extra" in summary["openskill"]["missing"] and summary["matches"]["g,r,r"]["deal_groups"] == 2
+
+
 def test_bench_strength_takes_game_options_as_flags(tmp_path):
     out = tmp_path / "solo.jsonl"
     done = atoll(
