@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 import engine_ext
 import search
@@ -234,6 +235,23 @@ def suggest(args: argparse.Namespace) -> int:
             {"moves": [m.__dict__ for m in result.moves], "stats": result.stats, "belief": result.belief}, indent=2
         )
     )
+    return 0
+
+
+def render(args: argparse.Namespace) -> int:
+    """A seat's board as SVG, from its observation or a GetView saved as JSON; arrows along ``--move`` texts."""
+    from engine_ext.render import arrows_of, svg
+
+    try:
+        obs = read_observation(args.observation)
+        text = svg(obs, arrows_of(args.move or []))
+    except (ValueError, KeyError, TypeError) as err:
+        print(f"atoll render: {err}", file=sys.stderr)
+        return 2
+    if args.out:
+        Path(args.out).write_text(text)
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -550,6 +568,13 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--seed", type=int, default=None, help="a fixed seed makes the deal predictable (default: secret)")
     cmd.add_argument("--iterations", type=at_least(1), default=1000)
     cmd.set_defaults(run=play)
+    cmd = commands.add_parser("render", help="a seat's board as SVG, from its observation or GetView JSON file")
+    cmd.add_argument("observation", help="an observation or a View (GetView, WatchGame) as JSON ('-' for stdin)")
+    cmd.add_argument("-o", "--out", type=output_file, help="the SVG file (default: stdout)")
+    cmd.add_argument(
+        "--move", action="append", metavar="TEXT", help="draw arrows along a move as the grammar writes it (repeatable)"
+    )
+    cmd.set_defaults(run=render)
     cmd = commands.add_parser("games", help="list the registered games, their seats and options")
     cmd.set_defaults(run=games)
     cmd = commands.add_parser(
