@@ -25,6 +25,7 @@ class Move:
     values: list[float]
     win_prob: float
     pv: list[str] = field(default_factory=list)
+    pv_actors: list[int] = field(default_factory=list)  # who makes each step of pv; -1: a sampled chance draw
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,8 @@ def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
         # Values and win shares are this search's samples; a reused tree's prior visits count only for the ranking.
         samples = s.get("samples", visits)
         values = [v / samples for v in s["value_sums"]] if samples else [0.0] * state.num_players()
-        line = principal_line(state, seat, pv_ids, seed) if rank == 0 and pv_ids and pv_ids[0] == action else []
+        first = rank == 0 and pv_ids and pv_ids[0] == action
+        line, actors = line_and_actors(state, seat, pv_ids, seed) if first else ([], [])
         moves.append(
             Move(
                 action=action,
@@ -102,6 +104,7 @@ def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
                 values=values,
                 win_prob=s["win_sum"] / samples if samples else 0.0,
                 pv=line or [state.action_to_string(action)],
+                pv_actors=actors if line else [seat],
             )
         )
     if not moves:
@@ -116,6 +119,7 @@ def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
                 [0.0] * state.num_players(),
                 0.0,
                 [state.action_to_string(action)],
+                [seat],
             )
         )
     return moves
@@ -123,8 +127,14 @@ def _rank(state, seat, pooled, pv_ids, config: SearchConfig) -> list[Move]:
 
 def principal_line(state, seat, observed_ids: list[int], seed: int) -> list[str]:
     """The tree's most visited line as move text from ``seat``'s view, replayed in one sampled world."""
+    return line_and_actors(state, seat, observed_ids, seed)[0]
+
+
+def line_and_actors(state, seat, observed_ids: list[int], seed: int) -> tuple[list[str], list[int]]:
+    """``principal_line`` with who makes each step (``engine_ext.CHANCE``, -1: a draw sampled in that world, not a
+    forecast)."""
     world = state.determinize(seat, seed)
-    texts = []
+    texts, actors = [], []
     for observed in observed_ids:
         if world.is_terminal():
             break
@@ -132,8 +142,9 @@ def principal_line(state, seat, observed_ids: list[int], seed: int) -> list[str]
         if match is None:
             break
         texts.append(world.action_to_string(observed))
+        actors.append(world.current_player())
         world.apply(match)
-    return texts
+    return texts, actors
 
 
 def belief_summary(

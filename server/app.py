@@ -125,6 +125,7 @@ class AtollServer:
         max_streams: int = 10_000,
         streams_per_caller: int = 100,
         streams_per_game: int = 64,
+        web_port: int | None = None,
     ):
         from server.store import default_db_path
 
@@ -148,16 +149,23 @@ class AtollServer:
         self.server: grpc.aio.Server | None = None
         self.address: str | None = None
         self.port: int | None = None
+        self.web_port = web_port  # the page and the Connect protocol (server/web.py); None: no page
+        self.web = None
 
     async def start(self) -> None:
         """Listen and serve on the running loop; OSError if the port is taken."""
         host, port = self.bind.rsplit(":", 1)
         if int(port):
             port_is_free(host, int(port))  # our own words for a busy port, before gRPC logs its own
+        if self.web_port:
+            port_is_free(host, self.web_port)
         self.server = grpc.aio.server(options=SERVER_OPTIONS)
-        self.server.add_generic_rpc_handlers(
-            (handler(AtollService(self.host, self.searches, self.streams, self.margin)),)
-        )
+        service = AtollService(self.host, self.searches, self.streams, self.margin)
+        self.server.add_generic_rpc_handlers((handler(service),))
+        if self.web_port is not None:
+            from server.web import WebServer
+
+            self.web = WebServer(service, host, self.web_port)
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection(
@@ -172,6 +180,8 @@ class AtollServer:
             raise OSError(f"cannot listen on {self.bind}: the port is in use or the address is not this machine's")
         self.address = f"{self.bind.rsplit(':', 1)[0]}:{self.port}"
         await self.server.start()
+        if self.web is not None:
+            await self.web.start()
         for name in ("", SERVICE_NAME):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
@@ -183,6 +193,8 @@ class AtollServer:
             for name in ("", SERVICE_NAME):
                 await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         self.searches.shutdown()
+        if self.web is not None:
+            await self.web.stop()
         await self.host.close()
         if self.server is not None:
             await self.server.stop(grace)

@@ -8,7 +8,6 @@ import logging
 import math
 import os
 import random
-import secrets
 import signal
 import sys
 import threading
@@ -150,6 +149,7 @@ def serve(args: argparse.Namespace) -> int:
             searches_per_caller=args.searches_per_caller,
             queue_wait_s=args.queue_wait,
             streams_per_caller=args.streams_per_caller,
+            web_port=args.web_port if args.web else None,
         )
     except ValueError as err:  # a setting out of range: say which, no traceback
         print(f"atoll serve: {err}", file=sys.stderr)
@@ -160,6 +160,9 @@ def serve(args: argparse.Namespace) -> int:
 
     def ready(server: AtollServer) -> None:
         print(f"Atoll listening on {server.address} (games stored in {server.db_path})", flush=True)
+        if server.web is not None:
+            host = server.address.rsplit(":", 1)[0]
+            print(f"  the page: http://{host}:{server.web.port}/ (Connect protocol on the same port)", flush=True)
         print(
             f"  try (make buf installs buf): buf curl --protocol grpc --http2-prior-knowledge "
             f"http://{server.address}/atoll.v1.Atoll/ListGames",
@@ -174,6 +177,9 @@ def serve(args: argparse.Namespace) -> int:
 
     try:
         server.serve_forever(on_ready=ready)
+    except FileNotFoundError as err:  # --web before make web
+        print(f"atoll serve: {err}", file=sys.stderr)
+        return 2
     except OSError as err:  # the port is taken
         print(f"atoll serve: {err}", file=sys.stderr)
         return 1
@@ -290,106 +296,16 @@ for _name in engine_ext.GAMES:
         OPTION_HELP.setdefault(_option.name, []).append(f"{_name}: {_option.describe()}")
 OPTION_NAMES = frozenset(OPTION_HELP)
 
-PLAY_HELP = """commands:
-  <move text>   play a move, written as `moves` lists it (e.g. Pass, move red:5 (2,-1)->(3,-1))
-  moves         the legal moves (all of them with `moves all`)
-  hint          the bot's top three moves for you, with their win chances and expected lines
-  board         the board again
-  help          this list
-  quit          leave the game (end of input does the same)"""
-MOVES_SHOWN = 40
 
+def terminal_play(args: argparse.Namespace) -> int:
+    from server.terminal import play
 
-def readable_private(private: dict) -> str:
-    """A seat's private facts as ``key: value`` lines (lists and maps flattened)."""
-    lines = []
-    for key, value in private.items():
-        if isinstance(value, dict):
-            value = ", ".join(f"{k} {v}" for k, v in value.items())
-        elif isinstance(value, list):
-            value = ", ".join(str(v) for v in value)
-        lines.append(f"  your {key.replace('_', ' ')}: {value}")
-    return "\n".join(lines)
-
-
-def play(args: argparse.Namespace) -> int:
-    """A person plays one seat against bots in the terminal. Everything shown comes from that seat's observation;
-    chance and the bots go through the one game loop (``search.play``) with a fresh secret seed unless one is given."""
-    from search import play as game_loop
-
-    info = engine_ext.game_info(args.game)
-    seed = args.seed if args.seed is not None else secrets.randbits(63)
-    if args.players is None:
-        args.players = max(info.min_players, min(2, info.max_players))
-    me = args.seat
-    if not 0 <= me < args.players:
-        print(f"atoll play: --seat must be 0..{args.players - 1}", file=sys.stderr)
-        return 2
-    bots = [None if seat == me else game_loop.BotSettings(iterations=args.iterations) for seat in range(args.players)]
     try:
-        options = game_options(args, info)
-        position = game_loop.Position(game_loop.new_game(args.game, args.players, seed, options))
+        options = game_options(args, engine_ext.game_info(args.game))
     except ValueError as err:
         print(f"atoll play: {err}", file=sys.stderr)
         return 2
-    state = position.state
-    seats = f"{args.players} player" + ("s" if args.players != 1 else "")
-    print(f"{info.title}, {seats}; you are seat {me}. Type `help` for the commands.")
-    while True:
-        before = state.clone()
-        for step in game_loop.play(position, seed, bots):
-            mine = engine_ext.from_observation(args.game, before.observation(me))
-            who = "chance" if step.actor == engine_ext.CHANCE else f"seat {step.actor}"
-            print(f"  {who}: {mine.action_to_string(before.observed_action(step.action, me))}")
-            before = state.clone()
-        if state.is_terminal():
-            break
-        obs = state.observation(me)
-        print(info.draw(obs))
-        print(readable_private(state.private_info(me)))
-        if not ask_move(state, me, info, args.iterations, seed, position):
-            return 0
-    print(info.draw(state.observation(me)))
-    print(f"game over: scores {state.scores()}, returns {state.returns()} (seed {seed})")
-    return 0
-
-
-def ask_move(state: engine_ext.State, me: int, info, iterations: int, seed: int, position) -> bool:
-    """Prompt until the person plays a legal move (True) or leaves (False)."""
-    mine = info.from_observation(state.observation(me))
-    while True:
-        try:
-            text = input(f"seat {me}> ").strip()
-        except EOFError:
-            print()
-            return False
-        if text in ("quit", "exit"):
-            return False
-        if text in ("help", "?"):
-            print(PLAY_HELP)
-        elif text == "board":
-            print(info.draw(state.observation(me)))
-        elif text in ("moves", "moves all"):
-            legal = [mine.action_to_string(a) for a in mine.legal_actions()]
-            shown = legal if text == "moves all" else legal[:MOVES_SHOWN]
-            print("  " + "\n  ".join(shown))
-            if len(shown) < len(legal):
-                print(f"  ... {len(legal) - len(shown)} more (`moves all` lists every one)")
-        elif text == "hint":
-            result = search.suggest(state.observation(me), me, iterations=iterations * 2, seed=seed + position.moves)
-            for m in result.moves[:3]:
-                print(f"  {m.text}  (win {m.win_prob:.2f}, {m.visits} visits)  line: {' / '.join(m.pv[:4])}")
-        elif text:
-            try:
-                action = mine.string_to_action(text)
-            except engine_ext.InvalidMoveText:
-                print(f"  {text[:60]!r} is not a move of this game; `moves` lists the legal ones")
-                continue
-            if action not in mine.legal_actions():
-                print(f"  {text[:60]!r} is not legal here; `moves` lists the legal ones")
-                continue
-            position.apply(action)
-            return True
+    return play(args, options)
 
 
 def bench_strength(args: argparse.Namespace) -> int:
@@ -534,6 +450,12 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--port", type=at_least(0, 65535), default=50051, help="0 picks a free port (printed at start)")
     cmd.add_argument("--db", default=None, help="SQLite file for hosted games (default: under the user data dir)")
     cmd.add_argument(
+        "--web", action="store_true", help="also serve the browser page and the Connect protocol (build it: make web)"
+    )
+    cmd.add_argument(
+        "--web-port", type=at_least(0), default=8080, help="the page's port (default: 8080; 0: any free one)"
+    )
+    cmd.add_argument(
         "--max-searches", type=at_least(1), default=None, help="search threads at once (default: 1 per core)"
     )
     cmd.add_argument(
@@ -567,7 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_option_flags(cmd)
     cmd.add_argument("--seed", type=int, default=None, help="a fixed seed makes the deal predictable (default: secret)")
     cmd.add_argument("--iterations", type=at_least(1), default=1000)
-    cmd.set_defaults(run=play)
+    cmd.set_defaults(run=terminal_play)
     cmd = commands.add_parser("render", help="a seat's board as SVG, from its observation or GetView JSON file")
     cmd.add_argument("observation", help="an observation or a View (GetView, WatchGame) as JSON ('-' for stdin)")
     cmd.add_argument("-o", "--out", type=output_file, help="the SVG file (default: stdout)")

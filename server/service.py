@@ -24,6 +24,7 @@ from google.protobuf import struct_pb2
 import engine_ext
 import search
 from atoll.v1 import atoll_pb2 as pb
+from engine_ext import render
 from search import play
 from search.play import BotSettings, Position
 from server import codec
@@ -39,6 +40,7 @@ ANALYZE_FIRST_ITERATIONS = 500
 # bigger is refused before it is parsed, so that parsing a huge message cannot hold the interpreter for long.
 MAX_REQUEST_BYTES = 65_536
 ENCODED_VIEWS = 4096
+DRAWN_VIEWS = 512  # views with their SVG board, kept for the pages that ask again
 
 
 def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
@@ -159,6 +161,7 @@ def search_response(result: search.SearchResult, stopped: bool, final: bool) -> 
                 values=m.values,
                 win_prob=m.win_prob,
                 pv=m.pv,
+                pv_actors=m.pv_actors,
             )
             for m in result.moves
         ],
@@ -203,6 +206,7 @@ class AtollService:
         # calls, or by every watcher of a game, is encoded once (on the loop: a fraction of a millisecond, less than a
         # turn in the work threads' queue would cost a read under load).
         self._encoded: OrderedDict[int, tuple[SeatView, pb.View]] = OrderedDict()
+        self._drawn: OrderedDict[int, tuple[SeatView, pb.View]] = OrderedDict()
 
     async def _message(self, view: SeatView) -> pb.View:
         cached = self._encoded.get(id(view))
@@ -281,7 +285,20 @@ class AtollService:
     @rpc(pb.GetViewRequest)
     async def GetView(self, request, context, fields):
         fields.update(game_id=short(request.game_id), seat=request.seat)
-        return await self._message(await self.host.view(request.game_id, request.seat, bearer_token(context)))
+        view = await self.host.view(request.game_id, request.seat, bearer_token(context))
+        message = await self._message(view)
+        if not request.svg or view.observation.get("game") not in render.GAMES:
+            return message
+        drawn = self._drawn.get(id(view))
+        if drawn is None or drawn[0] is not view:
+            # Drawn from the seat's observation alone, in a work thread (a board is milliseconds of Python).
+            with_svg = pb.View()
+            with_svg.CopyFrom(message)
+            with_svg.board_svg = await self.host.call(render.svg, view.observation)
+            drawn = self._drawn[id(view)] = (view, with_svg)
+            if len(self._drawn) > DRAWN_VIEWS:
+                self._drawn.popitem(last=False)
+        return drawn[1]
 
     @rpc(pb.ActRequest)
     async def Act(self, request, context, fields):
@@ -457,6 +474,11 @@ class AtollService:
             position = Position(play.new_game(request.game, request.players, seed, options))
         except ValueError as err:
             raise RequestError("INVALID_ARGUMENT", str(err), option_field(err, options)) from None
+        drawn_seat = request.svg_seat if request.HasField("svg_seat") else None
+        if drawn_seat is not None and (request.game not in render.GAMES or not 0 <= drawn_seat < request.players):
+            raise RequestError(
+                "INVALID_ARGUMENT", f"svg_seat {drawn_seat}: boards are drawn for a seat of a board game", "svg_seat"
+            )
         who = caller(context)
         control = search.Control()
         async with self.streams.stream(who):
@@ -489,6 +511,9 @@ class AtollService:
                         ),
                         final=state.is_terminal(),
                     )
+                    if drawn_seat is not None:
+                        event.view.seat = drawn_seat
+                        event.view.board_svg = await self.host.call(render.svg, state.observation(drawn_seat))
                     if state.is_terminal():
                         event.returns.extend(state.returns())
                         event.scores.extend(state.scores())

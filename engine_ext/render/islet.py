@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 
 import engine_ext
-from engine_ext.render.svg import SEAT_COLOURS, SEAT_NAMES, Drawing
+from engine_ext.render.drawing import SEAT_COLOURS, SEAT_NAMES, Drawing
 
 SIDE = 56.0  # a triangle's side in pixels
 HEIGHT = SIDE * math.sqrt(3) / 2
@@ -48,11 +48,11 @@ def draw(observation: dict, arrows: Sequence[tuple[str, str]] = ()) -> str:
         cx, cy = _centre(x, y, left, top)
         where[c["cell"]] = (cx, cy)
         if not c["height"]:
-            d.polygon(_corners(x, y, left, top), SEA, "#9cc5dc", stroke_dasharray="3,2")
+            d.polygon(_corners(x, y, left, top), SEA, "#9cc5dc", stroke_dasharray="3,2", data_cell=c["cell"])
             d.label(cx, cy, c["cell"], 8, fill="#5b7f95")
             continue
         terrain, nest = c["top"].split("/")
-        d.polygon(_corners(x, y, left, top), TERRAIN[terrain], "#3d3d3d")
+        d.polygon(_corners(x, y, left, top), TERRAIN[terrain], "#3d3d3d", data_cell=c["cell"])
         d.label(cx, cy - 8, f"{NESTS[nest]}{c['height']}", 11, font_weight="bold")
         d.label(cx, cy + 6, c["cell"], 8, fill="#222")
         if c["egg"] is not None:

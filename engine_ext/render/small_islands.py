@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine_ext import small_islands as rules
-from engine_ext.render.svg import SEAT_COLOURS, SEAT_NAMES, Drawing
+from engine_ext.render.drawing import SEAT_COLOURS, SEAT_NAMES, Drawing
 
 SQUARE = 64.0
 SEA, LAND = "#9fd3e6", "#b7d48b"
@@ -40,10 +40,20 @@ def draw(observation: dict, arrows: Sequence[tuple[str, str]] = ()) -> str:
             name = f"({x},{y})"
             where[name] = (left + SQUARE / 2, top + SQUARE / 2)
             if (x, y) not in placed:
-                d.rect(left + 1, top + 1, SQUARE - 2, SQUARE - 2, "none", "#b8d8e6", stroke_dasharray="3,2")
+                d.rect(
+                    left + 1,
+                    top + 1,
+                    SQUARE - 2,
+                    SQUARE - 2,
+                    "#eef7fb",
+                    "#b8d8e6",
+                    stroke_dasharray="3,2",
+                    data_cell=name,
+                )
                 d.label(left + SQUARE / 2, top + SQUARE / 2, name, 8, fill="#6b8fa3")
                 continue
             _tile(d, left, top, *placed[(x, y)])
+            d.rect(left, top, SQUARE, SQUARE, "none", "none", data_cell=name, pointer_events="all")
             d.label(left + SQUARE / 2, top + SQUARE - 7, name, 7.5, fill="#1f3b4d")
     for start, end in arrows:
         if start in where and end in where:

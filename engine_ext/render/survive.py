@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from engine_ext import survive_board as board
-from engine_ext.render.svg import SEAT_COLOURS, SEAT_NAMES, Drawing
+from engine_ext.render.drawing import SEAT_COLOURS, SEAT_NAMES, Drawing
 
 SIZE = 21.0  # hex radius in pixels
 TERRAIN = {"~": ("#a9d6e5", "sea"), "b": ("#f2dca0", "beach"), "f": ("#7fb069", "forest"), "m": ("#9e9e9e", "mountain"),
@@ -58,12 +58,14 @@ def draw(observation: dict, arrows: Sequence[tuple[str, str]] = ()) -> str:
     for name, cells in rescue_cells.items():
         for q, r in cells:
             x, y = _pixel(q, r)
-            d.polygon(_hexagon(x - left, y - top, SIZE), RESCUE, "#8a7a5a")
+            d.polygon(_hexagon(x - left, y - top, SIZE), RESCUE, "#8a7a5a", data_cell=name)
         cx, cy = at(name)
         d.label(cx, cy, name, 11, font_weight="bold")
     for (q, r), letter in zip(board.CELLS, observation["terrain"], strict=True):
         x, y = _pixel(q, r)
-        d.polygon(_hexagon(x - left, y - top, SIZE), TERRAIN[letter][0], "#5c7c8a", stroke_width="0.6")
+        d.polygon(
+            _hexagon(x - left, y - top, SIZE), TERRAIN[letter][0], "#5c7c8a", stroke_width="0.6", data_cell=f"({q},{r})"
+        )
         d.label(x - left, y - top + SIZE * 0.62, f"({q},{r})", 5.2, fill="#34495e")
     for cell in observation["rafts"]:
         x, y = at(cell)

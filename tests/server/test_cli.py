@@ -24,7 +24,7 @@ def test_play_has_help_says_when_moves_are_cut_and_points_errors_to_moves():
     )
     assert out.returncode == 0, out.stderr
     assert "moves         the legal moves" in out.stdout
-    assert "more (`moves all` lists every one)" in out.stdout
+    assert "[cell]" in out.stdout and "cell: (" in out.stdout  # 400 placements as a few grouped lines
     assert "'fly' is not a move of this game; `moves` lists the legal ones" in out.stdout
     assert "legal_actions()" not in out.stdout
 
@@ -140,7 +140,7 @@ def test_play_islet_solo_takes_its_egg_option_and_draws_the_cards():
     out = atoll("play", "islet_solo", "--eggs", "6", "--seed", "2", "--iterations", "20", stdin="moves\nquit\n")
     assert out.returncode == 0, out.stderr
     assert "Islet (solo), 1 player;" in out.stdout and "free eggs 6" in out.stdout
-    assert "day cards (islet 1):" in out.stdout and "start @(" in out.stdout
+    assert "day cards (islet 1):" in out.stdout and "start @[cell]  cell: (" in out.stdout
 
 
 def test_play_refuses_an_option_of_another_game_and_a_bad_value():

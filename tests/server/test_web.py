@@ -1,0 +1,117 @@
+"""The Connect protocol on the page's port (``atoll serve --web``), without a browser: the same service, its
+refusals as Connect errors with their field, server streams with their end message, deadlines, and nothing served
+from outside the page."""
+
+import json
+import socket
+import struct
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory):
+    if not (ROOT / "web" / "dist" / "app.js").exists():
+        import os
+
+        if os.environ.get("CI") == "true":
+            pytest.fail("the page is not built (make web); CI=true requires it")
+        pytest.skip("the page is not built (make web)")
+    db = tmp_path_factory.mktemp("connect") / "games.sqlite3"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--db", str(db), "--web", "--web-port", "0"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    assert proc.stdout.readline().startswith("Atoll listening on ")
+    url = proc.stdout.readline().split("the page: ")[1].split()[0].rstrip("/")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def call(url: str, method: str, body: dict, headers: dict | None = None) -> tuple[int, dict]:
+    request = urllib.request.Request(
+        f"{url}/atoll.v1.Atoll/{method}", data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def stream(url: str, method: str, body: dict) -> list[tuple[int, dict]]:
+    data = json.dumps(body).encode()
+    request = urllib.request.Request(
+        f"{url}/atoll.v1.Atoll/{method}", data=struct.pack(">BI", 0, len(data)) + data,
+        headers={"Content-Type": "application/connect+json"},
+    )  # fmt: skip
+    raw = urllib.request.urlopen(request, timeout=120).read()
+    out, k = [], 0
+    while k < len(raw):
+        flags, length = struct.unpack(">BI", raw[k : k + 5])
+        out.append((flags, json.loads(raw[k + 5 : k + 5 + length])))
+        k += 5 + length
+    return out
+
+
+def test_a_game_is_created_viewed_with_its_svg_board_and_played_over_connect(web):
+    status, game = call(web, "CreateGame", {"game": "islet", "players": 2, "seed": "4",
+                                            "seats": [{}, {"isBot": True, "bot": {"level": 1}}]})  # fmt: skip
+    assert status == 200 and game["gameId"]
+    token = {"authorization": f"Bearer {game['seats'][0]['token']}"}
+    status, view = call(web, "GetView", {"gameId": game["gameId"], "seat": 0, "svg": True}, token)
+    assert status == 200 and view["boardSvg"].startswith("<svg") and view["legalActions"]
+    status, reply = call(web, "Act", {"gameId": game["gameId"], "seat": 0,
+                                      "actionId": view["legalActions"][0]["id"]}, token)  # fmt: skip
+    assert status == 200 and reply["played"]["action"]["id"] == view["legalActions"][0]["id"]
+
+
+def test_refusals_are_connect_errors_with_their_field(web):
+    status, error = call(web, "GetView", {"gameId": "nope", "seat": 0})
+    assert status == 404 and error["code"] == "not_found" and "nope" in error["message"]
+    assert error["details"][0]["type"] == "google.rpc.BadRequest"
+    status, error = call(web, "CreateGame", {"game": "chess", "players": 2})
+    assert status == 400 and error["code"] == "invalid_argument"
+    status, error = call(web, "CreateGame", {"game": "islet", "players": "two"})  # not the message's JSON
+    assert status == 400 and "CreateGameRequest" in error["message"]
+    status, error = call(web, "Nope", {})
+    assert status == 404 and error["code"] == "unimplemented"
+
+
+def test_a_server_stream_ends_with_its_end_message_and_a_refused_one_carries_the_error(web):
+    events = stream(web, "PlayGame", {"game": "kuhn_poker", "players": 2, "seed": "3"})
+    assert [flags for flags, _ in events[:-1]] == [0] * (len(events) - 1) and events[-2][1]["final"]
+    assert events[-1] == (2, {})
+    events = stream(web, "PlayGame", {"game": "kuhn_poker", "players": 2, "svgSeat": 0})
+    assert events == [(2, {"error": events[0][1]["error"]})] and events[0][1]["error"]["code"] == "invalid_argument"
+
+
+def test_a_deadline_cuts_a_search_and_the_answer_comes_before_it(web):
+    import time
+
+    status, game = call(web, "CreateGame", {"game": "survive", "players": 2, "seed": "5"})
+    token = {"authorization": f"Bearer {game['seats'][0]['token']}"}
+    hosted = {"hosted": {"gameId": game["gameId"], "seat": 0}, "settings": {"algorithm": "ismcts",
+                                                                           "iterations": 500_000}}  # fmt: skip
+    started = time.monotonic()
+    status, reply = call(web, "Suggest", hosted, {**token, "Connect-Timeout-Ms": "800"})
+    assert status == 200 and reply["stats"]["stoppedEarly"] and time.monotonic() - started < 0.8
+
+
+def test_only_the_page_is_served(web):
+    assert urllib.request.urlopen(f"{web}/", timeout=10).read().startswith(b"<!doctype html>")
+    assert urllib.request.urlopen(f"{web}/app.js", timeout=10).status == 200
+    host, port = web.removeprefix("http://").split(":")
+    for path in ("/../pyproject.toml", "/src/app.js", "/package.json", "/%2e%2e/server/web.py"):
+        with socket.create_connection((host, int(port)), timeout=10) as raw:
+            raw.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            assert raw.recv(100).startswith(b"HTTP/1.1 404"), path
