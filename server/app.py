@@ -20,6 +20,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from atoll.v1 import atoll_pb2
+from server import pg_store
 from server.budget import Margin
 from server.hosting import KEPT_BYTES, GameHost
 from server.scheduler import SearchQueue, StreamQuota
@@ -133,13 +134,21 @@ class AtollServer:
         if not 0 <= kept < float("inf"):
             raise ValueError(f"kept_trees_mb: expected a size in MB, 0 or more, got {kept_trees_mb}")
         self.bind = f"{host}:{port}"
-        self.db_path = Path(db) if db else default_db_path()
-        self.lock = StoreLock(self.db_path)
-        try:
-            self.store = GameStore(self.db_path)
-        except BaseException:
-            self.lock.release()
-            raise
+        if db is not None and pg_store.is_postgres(str(db)):
+            self.store = pg_store.PostgresStore(str(db))
+            self.db_path = self.store.name  # the DSN without its password
+            if not self.store.acquire_ownership():
+                self.store.close()
+                raise StoreInUseError(f"the store {self.db_path} is in use by another server")
+            self.lock = None
+        else:
+            self.db_path = Path(db) if db else default_db_path()
+            self.lock = StoreLock(self.db_path)
+            try:
+                self.store = GameStore(self.db_path)
+            except BaseException:
+                self.lock.release()
+                raise
         self.searches = SearchQueue(
             max_searches or (os.cpu_count() or 1), per_caller=searches_per_caller, max_wait_s=queue_wait_s
         )
@@ -204,7 +213,8 @@ class AtollServer:
     def close(self) -> None:
         """Release the store and its lock (for a server that never started, or after ``stop``)."""
         self.store.close()
-        self.lock.release()
+        if self.lock is not None:
+            self.lock.release()
 
     def serve_forever(self, on_ready: Callable[[AtollServer], None] | None = None) -> None:
         """Run until SIGTERM or SIGINT, then ``stop``."""

@@ -139,11 +139,15 @@ def serve(args: argparse.Namespace) -> int:
     # Written on the event loop: a thread of its own for the log (QueueListener) measured slower here, one more
     # thread to hand the interpreter to for every call (hosting_load.py's GetView p99 62 ms before it, 91 with it).
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    store = args.store or os.environ.get("ATOLL_STORE") or None
+    if store and args.db:
+        print("atoll serve: give --store or --db, not both", file=sys.stderr)
+        return 2
     try:
         server = AtollServer(
             args.host,
             args.port,
-            args.db,
+            store or args.db,
             max_searches=args.max_searches,
             kept_trees_mb=args.kept_trees_mb,
             searches_per_caller=args.searches_per_caller,
@@ -155,6 +159,9 @@ def serve(args: argparse.Namespace) -> int:
         print(f"atoll serve: {err}", file=sys.stderr)
         return 2
     except StoreInUseError as err:
+        print(f"atoll serve: {err}", file=sys.stderr)
+        return 1
+    except (ConnectionError, RuntimeError) as err:  # the store is unreachable, too new, or psycopg is missing
         print(f"atoll serve: {err}", file=sys.stderr)
         return 1
 
@@ -295,6 +302,39 @@ for _name in engine_ext.GAMES:
     for _option in engine_ext.game_info(_name).options:
         OPTION_HELP.setdefault(_option.name, []).append(f"{_name}: {_option.describe()}")
 OPTION_NAMES = frozenset(OPTION_HELP)
+
+
+def store_copy(args: argparse.Namespace) -> int:
+    """Every game of one store into another (SQLite file or postgresql:// URL, either way); games already there are
+    left as they are."""
+    from server import pg_store
+    from server.store import GameStore
+
+    def open_store(where: str):
+        return pg_store.PostgresStore(where) if pg_store.is_postgres(where) else GameStore(where)
+
+    try:
+        if not pg_store.is_postgres(args.source) and not Path(args.source).is_file():
+            raise ValueError(f"no SQLite store at {args.source}")
+        source, target = open_store(args.source), open_store(args.target)
+    except (ValueError, ConnectionError, RuntimeError) as err:
+        print(f"atoll store copy: {err}", file=sys.stderr)
+        return 2
+    copied = kept = 0
+    try:
+        present = set(target.game_ids())
+        for game_id in source.game_ids():
+            if game_id in present:
+                kept += 1
+                continue
+            record, moves = source.load(game_id)
+            target.create(record, moves)
+            copied += 1
+    finally:
+        source.close()
+        target.close()
+    print(f"copied {copied} games ({kept} already there)")
+    return 0
 
 
 def terminal_play(args: argparse.Namespace) -> int:
@@ -450,6 +490,10 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--port", type=at_least(0, 65535), default=50051, help="0 picks a free port (printed at start)")
     cmd.add_argument("--db", default=None, help="SQLite file for hosted games (default: under the user data dir)")
     cmd.add_argument(
+        "--store", default=None, metavar="URL",
+        help="the hosted games' store: postgresql://user@host/db, or a SQLite file (default: $ATOLL_STORE, else --db)",
+    )  # fmt: skip
+    cmd.add_argument(
         "--web", action="store_true", help="also serve the browser page and the Connect protocol (build it: make web)"
     )
     cmd.add_argument(
@@ -497,6 +541,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--move", action="append", metavar="TEXT", help="draw arrows along a move as the grammar writes it (repeatable)"
     )
     cmd.set_defaults(run=render)
+    stores = commands.add_parser("store", help="hosted games' stores").add_subparsers(
+        dest="store_command", required=True
+    )
+    cmd = stores.add_parser("copy", help="copy every game of a store into another (SQLite file or postgresql:// URL)")
+    cmd.add_argument("source")
+    cmd.add_argument("target")
+    cmd.set_defaults(run=store_copy)
     cmd = commands.add_parser("games", help="list the registered games, their seats and options")
     cmd.set_defaults(run=games)
     cmd = commands.add_parser(

@@ -35,6 +35,7 @@ import engine_ext
 import search
 from search import play
 from search.play import BotSettings, Position, Step
+from server import pg_store
 from server.budget import Margin, plan
 from server.errors import RequestError, short
 from server.scheduler import SearchQueue
@@ -43,7 +44,7 @@ from server.store import GameRecord, GameStore
 log = logging.getLogger("atoll.server")
 T = TypeVar("T")
 MAX_TOKEN_CHARS = 256  # tokens are 32 characters; a longer one is nobody's
-STORE_ERRORS = (sqlite3.Error, OSError)
+STORE_ERRORS = (sqlite3.Error, OSError, *pg_store.store_errors())
 
 
 class SeatMove(NamedTuple):

@@ -137,6 +137,11 @@ class GameStore:
         )
         return record, moves
 
+    def game_ids(self) -> list[str]:
+        """Every stored game, oldest first (``atoll store copy``)."""
+        with self._lock:
+            return [i for (i,) in self._db.execute("SELECT id FROM games ORDER BY created, id")]
+
     def close(self) -> None:
         with self._lock:
             self._db.close()

@@ -151,8 +151,8 @@ NAMED_WORK_PERIOD = re.compile(
     rf"|[(,] ({_TEENS}|twentieth|thirtieth|fortieth)[;:),]|\(({_TEENS}|twentieth|thirtieth|fortieth)[;:),]",
     re.IGNORECASE,
 )
-# What is not a work period: a gRPC or HTTP connection's, pytest's scope.
-OTHER_MEANINGS = re.compile(r"grpc|http|pytest|scope=.session|session-scoped|sqlalchemy|psycopg", re.IGNORECASE)
+# What is not a work period: a gRPC or HTTP connection's, a tmux terminal's, pytest's scope.
+OTHER_MEANINGS = re.compile(r"grpc|http|tmux|pytest|scope=.session|session-scoped|sqlalchemy|psycopg", re.IGNORECASE)
 
 
 def test_the_project_speaks_of_itself_by_dates_and_commits():

@@ -32,13 +32,13 @@ def terminal():
     subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
 
 
-def screen_after(session: str, keys: list[str], wait_for: str, timeout: float = 60.0) -> str:
+def screen_after(pane: str, keys: list[str], wait_for: str, timeout: float = 60.0) -> str:
     for key in keys:
-        tmux("send-keys", "-t", session, key, "Enter")
+        tmux("send-keys", "-t", pane, key, "Enter")
         time.sleep(0.3)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        shown = tmux("capture-pane", "-p", "-J", "-S", "-400", "-t", session)
+        shown = tmux("capture-pane", "-p", "-J", "-S", "-400", "-t", pane)
         if wait_for in shown:
             return shown
         time.sleep(0.2)
