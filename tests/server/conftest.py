@@ -1,6 +1,8 @@
 """Real server processes on loopback for the service tests."""
 
+import contextlib
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -26,9 +28,14 @@ class ServerProcess:
         self.proc = None
         self.address = None
 
+    def store_flag(self) -> list[str]:
+        """``--db FILE`` for the embedded store, ``--store URL`` for PostgreSQL."""
+        where = str(self.db)
+        return ["--store", where] if where.startswith("postgresql://") else ["--db", where]
+
     def start(self) -> "ServerProcess":
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--db", str(self.db), *self.extra],
+            [sys.executable, "-m", "server.cli", "serve", "--port", "0", *self.store_flag(), *self.extra],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=open(self.log, "a") if self.log else subprocess.DEVNULL,  # noqa: SIM115 - the child's to keep
@@ -98,3 +105,42 @@ def refused(call) -> grpc.RpcError:
         if hasattr(result, "__next__"):
             next(result)
     return err.value
+
+
+POSTGRES_ADMIN = os.environ.get("ATOLL_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+@contextlib.contextmanager
+def postgres_database():
+    """A PostgreSQL database of its own on this machine's server, dropped after; without a reachable PostgreSQL the
+    test skips with one line (under CI=true it fails)."""
+    psycopg = pytest.importorskip("psycopg")
+    try:
+        admin = psycopg.connect(POSTGRES_ADMIN, autocommit=True, connect_timeout=3)
+    except psycopg.Error as err:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"no PostgreSQL at {POSTGRES_ADMIN} ({err}); CI=true requires it")
+        pytest.skip(f"no PostgreSQL at {POSTGRES_ADMIN}")
+    name = f"atoll_test_{secrets.token_hex(6)}"
+    admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield POSTGRES_ADMIN.rsplit("/", 1)[0] + "/" + name
+    finally:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        admin.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_spec(request, tmp_path):
+    """Where a test's server keeps its games: each store in turn (the hosting contract holds for both)."""
+    if request.param == "sqlite":
+        yield tmp_path / "games.sqlite3"
+    else:
+        with postgres_database() as dsn:
+            yield dsn
+
+
+@pytest.fixture
+def pg_dsn():
+    with postgres_database() as dsn:
+        yield dsn

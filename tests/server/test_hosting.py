@@ -49,8 +49,8 @@ def act_until_the_bots_think(client: AtollClient, game_id: str, seat: int, timeo
 
 
 @pytest.fixture
-def own_server(tmp_path):
-    process = ServerProcess(tmp_path / "games.sqlite3").start()
+def own_server(store_spec):
+    process = ServerProcess(store_spec).start()
     yield process
     process.stop()
 
@@ -173,15 +173,16 @@ def test_a_time_budget_cut_by_the_deadline_says_it_stopped_early(own_server):
 # --- 6: one store, one owner ----------------------------------------------------------------------------------------
 def test_a_second_server_on_the_same_store_or_port_exits_with_one_line(own_server, tmp_path):
     second = subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--db", str(own_server.db)],
+        [sys.executable, "-m", "server.cli", "serve", "--port", "0", *own_server.store_flag()],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert second.returncode == 1 and second.stdout == ""
+    owner = "" if own_server.store_flag()[0] == "--store" else f" (pid {own_server.proc.pid})"
     assert second.stderr.strip().splitlines() == [
-        f"atoll serve: the store {own_server.db} is in use by another server (pid {own_server.proc.pid})"
+        f"atoll serve: the store {own_server.db} is in use by another server{owner}"
     ]
     port = own_server.address.rsplit(":", 1)[1]
     third = subprocess.run(
@@ -232,8 +233,8 @@ def test_an_absurd_token_is_unauthenticated(own_server):
 
 
 # --- a caller that goes away, a restart, a shutdown under load -----------------------------------------------------
-def test_a_game_goes_on_when_its_creator_goes_away_and_after_a_restart(tmp_path):
-    db = tmp_path / "games.sqlite3"
+def test_a_game_goes_on_when_its_creator_goes_away_and_after_a_restart(store_spec):
+    db = store_spec
     process = ServerProcess(db).start()
     bot = thinking_bot(6000)
     try:

@@ -1,9 +1,8 @@
 """Hosted games in PostgreSQL (``atoll serve --store postgresql://...``), against the real PostgreSQL server of this
-machine (127.0.0.1:5432, trust auth): each test in a database of its own. Without a reachable PostgreSQL these tests
-skip with one line; under ``CI=true`` they fail instead."""
+machine (127.0.0.1:5432, trust auth): each test in a database of its own (``pg_dsn`` in conftest.py). Without a
+reachable PostgreSQL these tests skip with one line; under ``CI=true`` they fail instead. The hosting contract tests
+(test_hosting.py) run against both stores."""
 
-import os
-import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -19,24 +18,6 @@ psycopg = pytest.importorskip("psycopg")
 from server.pg_store import PostgresStore, StoreVersionError, redacted  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-ADMIN = os.environ.get("ATOLL_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-@pytest.fixture
-def pg_dsn():
-    try:
-        admin = psycopg.connect(ADMIN, autocommit=True, connect_timeout=3)
-    except psycopg.Error as err:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"no PostgreSQL at {redacted(ADMIN)} ({err}); CI=true requires it")
-        pytest.skip(f"no PostgreSQL at {redacted(ADMIN)}")
-    name = f"atoll_test_{secrets.token_hex(6)}"
-    admin.execute(f"CREATE DATABASE {name}")
-    yield ADMIN.rsplit("/", 1)[0] + "/" + name
-    admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    admin.close()
-
-
 RECORD = GameRecord("g1", "survive", 3, 2**64 - 5, {"hourglass": "beach"}, [{"is_bot": False}, {"is_bot": True,
                     "bot": {"level": 3}}, {"is_bot": False}], ["a" * 64, "", "b" * 64])  # fmt: skip
 
