@@ -196,10 +196,8 @@ class WebServer:
             raise WebRequestError("INVALID_ARGUMENT", message) from None
 
     async def _unary(self, writer, descriptor, headers: dict, body: bytes, peer: str) -> None:
-        kind = headers.get("content-type", "")
-        as_json = kind.startswith("application/json")
-        if not as_json and not kind.startswith("application/proto"):
-            await self._send(writer, 415, "application/json", json.dumps(error_body("UNKNOWN", f"content type {kind}")))
+        as_json = await self._format(writer, headers, "application/")
+        if as_json is None:
             return
         context = WebContext(headers, peer)
         try:
@@ -218,6 +216,14 @@ class WebServer:
         else:
             await self._send(writer, 200, "application/proto", response.SerializeToString())
 
+    async def _format(self, writer, headers: dict, prefix: str) -> bool | None:
+        """True for JSON, False for binary protobuf (``prefix`` + ``json`` or ``proto``); None once a 415 is sent."""
+        kind = headers.get("content-type", "")
+        if kind.startswith((prefix + "json", prefix + "proto")):
+            return kind.startswith(prefix + "json")
+        await self._send(writer, 415, "application/json", json.dumps(error_body("UNKNOWN", f"content type {kind}")))
+        return None
+
     async def _call(self, awaitable, context: WebContext):
         remaining = context.time_remaining()
         try:
@@ -227,11 +233,10 @@ class WebServer:
             return None
 
     async def _stream(self, writer, descriptor, headers: dict, body: bytes, peer: str) -> None:
-        kind = headers.get("content-type", "")
-        as_json = kind.startswith("application/connect+json")
-        if not as_json and not kind.startswith("application/connect+proto"):
-            await self._send(writer, 415, "application/json", json.dumps(error_body("UNKNOWN", f"content type {kind}")))
+        as_json = await self._format(writer, headers, "application/connect+")
+        if as_json is None:
             return
+        kind = headers["content-type"]
         writer.write(
             b"HTTP/1.1 200 OK\r\nContent-Type: " + kind.encode() + b"\r\nTransfer-Encoding: chunked\r\n"
             b"Cache-Control: no-store\r\nConnection: close\r\n\r\n"

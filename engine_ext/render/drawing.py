@@ -105,3 +105,10 @@ class Drawing:
 
 def _attrs(attrs: dict[str, str]) -> str:
     return "".join(f" {key.replace('_', '-')}={quoteattr(str(value))}" for key, value in attrs.items())
+
+
+def panel_header(d: Drawing, x: float, observation: dict, you: str, progress: str) -> float:
+    """The side panel's first lines: whose board it is, where the game stands, who acts; returns the bottom."""
+    to_act = observation["current_player"]
+    return d.lines(x, 18, [f"You: seat {observation['seat']}, {you}", progress,
+                           f"To act: seat {to_act}" if to_act >= 0 else "To act: chance"], 10)  # fmt: skip

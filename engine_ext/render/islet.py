@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 
 import engine_ext
-from engine_ext.render.drawing import SEAT_COLOURS, SEAT_NAMES, Drawing
+from engine_ext.render.drawing import SEAT_COLOURS, SEAT_NAMES, Drawing, panel_header
 
 SIDE = 56.0  # a triangle's side in pixels
 HEIGHT = SIDE * math.sqrt(3) / 2
@@ -69,10 +69,8 @@ def draw(observation: dict, arrows: Sequence[tuple[str, str]] = ()) -> str:
 
 def _panel(d: Drawing, observation: dict, x: float) -> None:
     seat, control = observation["seat"], observation["control"]
-    to_act = observation["current_player"]
-    y = d.lines(x, 18, [f"You: seat {seat}, {SEAT_NAMES[seat]}",
-                        f"Round {control['round']}, phase {control['phase'].replace('_', ' ')}",
-                        f"To act: seat {to_act}" if to_act >= 0 else "To act: chance"], 10)  # fmt: skip
+    progress = f"Round {control['round']}, phase {control['phase'].replace('_', ' ')}"
+    y = panel_header(d, x, observation, SEAT_NAMES[seat], progress)
     y = d.legend(x, y + 6, [
         *(("box", colour, f"{name} (top tile)") for name, colour in TERRAIN.items()),
         ("box", SEA, "sea: a cell a tile may go to"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine_ext import small_islands as rules
-from engine_ext.render.drawing import SEAT_COLOURS, SEAT_NAMES, Drawing
+from engine_ext.render.drawing import SEAT_COLOURS, SEAT_NAMES, Drawing, panel_header
 
 SQUARE = 64.0
 SEA, LAND = "#9fd3e6", "#b7d48b"
@@ -94,10 +94,8 @@ def _tile(d: Drawing, left: float, top: float, name: str, turn: int, regions: li
 
 def _panel(d: Drawing, observation: dict, x: float) -> None:
     seat, control = observation["seat"], observation["control"]
-    to_act = observation["current_player"]
-    y = d.lines(x, 18, [f"You: seat {seat}, {SEAT_NAMES[seat]}",
-                        f"Round {control['round']}, phase {control['phase'].replace('_', ' ')}",
-                        f"To act: seat {to_act}" if to_act >= 0 else "To act: chance"], 10)  # fmt: skip
+    progress = f"Round {control['round']}, phase {control['phase'].replace('_', ' ')}"
+    y = panel_header(d, x, observation, SEAT_NAMES[seat], progress)
     y = d.legend(x, y + 6, [
         ("box", LAND, "land"), ("box", SEA, "sea"),
         *(("text", glyph, icon) for icon, glyph in GLYPHS.items()),

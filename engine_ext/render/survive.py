@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from engine_ext import survive_board as board
-from engine_ext.render.drawing import SEAT_COLOURS, SEAT_NAMES, Drawing
+from engine_ext.render.drawing import SEAT_COLOURS, SEAT_NAMES, Drawing, panel_header
 
 SIZE = 21.0  # hex radius in pixels
 TERRAIN = {"~": ("#a9d6e5", "sea"), "b": ("#f2dca0", "beach"), "f": ("#7fb069", "forest"), "m": ("#9e9e9e", "mountain"),
@@ -98,10 +98,8 @@ def _panel(d: Drawing, observation: dict, x: float) -> None:
     seat, control = observation["seat"], observation["control"]
     colours = range(len(observation["adventurers"]))
     own = [c for c in colours if seat_of_colour(observation, c) == seat]
-    y = d.lines(x, 18, [f"You: seat {seat}, {' and '.join(SEAT_NAMES[c] for c in own)}",
-                        f"Turn {control['turn']}, phase {control['phase'].replace('_', ' ')}",
-                        f"To act: seat {observation['current_player']}" if observation["current_player"] >= 0
-                        else "To act: chance"], 10)  # fmt: skip
+    progress = f"Turn {control['turn']}, phase {control['phase'].replace('_', ' ')}"
+    y = panel_header(d, x, observation, " and ".join(SEAT_NAMES[c] for c in own), progress)
     y = d.legend(x, y + 6, [
         *(("box", colour, name) for colour, name in TERRAIN.values()),
         ("box", RESCUE, "Rescue Island (NW, NE, SW, SE)"),
