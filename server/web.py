@@ -126,6 +126,10 @@ class WebServer:
                 if request is None:
                     break
                 method, path, headers, body = request
+                if body is None:
+                    refusal = error_body("RESOURCE_EXHAUSTED", f"requests are at most {MAX_BODY} bytes")
+                    await self._send(writer, 413, "application/json", json.dumps(refusal))
+                    break
                 keep = await self._answer(writer, method, path, headers, body, peer_name)
                 if not keep:
                     break
@@ -151,7 +155,7 @@ class WebServer:
             headers[key.strip().lower()] = value.strip()
         length = int(headers.get("content-length", "0") or 0)
         if length > MAX_BODY:
-            raise ValueError("body too large")
+            return method, path, headers, None  # answered 413 without reading it
         body = await reader.readexactly(length) if length else b""
         return method, path, headers, body
 

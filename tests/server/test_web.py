@@ -85,6 +85,8 @@ def test_refusals_are_connect_errors_with_their_field(web):
     assert status == 400 and "CreateGameRequest" in error["message"]
     status, error = call(web, "Nope", {})
     assert status == 404 and error["code"] == "unimplemented"
+    status, error = call(web, "ListGames", {"padding": "x" * (2 << 20)})  # over the 1 MB a request may take
+    assert status == 413 and error["code"] == "resource_exhausted"
 
 
 def test_a_server_stream_ends_with_its_end_message_and_a_refused_one_carries_the_error(web):
