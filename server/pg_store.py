@@ -2,10 +2,10 @@
 (a game is its seed, options and seats plus its move log; a move is acknowledged only after its transaction
 commits), for a store that lives outside the server's machine.
 
-The schema is created and migrated by the server (``atoll_schema`` holds its version; a newer schema than this
-server knows refuses to start it). One server owns a store at a time, by a session-level advisory lock held for its
-life (PostgreSQL drops it when the session ends, a kill -9 included); several replicas on one store need per-game
-leases, which this store does not take yet. The DSN's password never appears in a log or an error: ``redacted``."""
+The schema is created and migrated by the server (``atoll_schema`` holds its version; a newer schema than this server
+knows refuses to start it). One server owns a store at a time, by an advisory lock its own connection holds for its life
+(PostgreSQL drops it when that connection ends, a kill -9 included); several replicas on one store need per-game leases,
+which this store does not take yet. The DSN's password never appears in a log or an error: ``redacted``."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ class PostgresStore:
         self.dsn = dsn
         self.name = redacted(dsn)
         try:
-            # The owner's own session: the advisory lock lives as long as it does.
+            # The owner's own connection: the advisory lock lives as long as it does.
             self._owner = psycopg.connect(dsn, autocommit=True)
         except psycopg.Error as err:
             raise ConnectionError(f"cannot reach the store {self.name}: {_reason(err, dsn)}") from None
