@@ -49,15 +49,23 @@ def act_until_the_bots_think(client: AtollClient, game_id: str, seat: int, timeo
 
 
 @pytest.fixture
-def own_server(store_spec):
+def own_server(tmp_path):
+    process = ServerProcess(tmp_path / "games.sqlite3").start()
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+def store_server(store_spec):
+    """A server on each store in turn, for the tests whose promise is the store's (commits, ownership, restarts)."""
     process = ServerProcess(store_spec).start()
     yield process
     process.stop()
 
 
 # --- 1, 2: one game's thinking bots stall nobody --------------------------------------------------------------------
-def test_reads_and_other_calls_are_answered_while_a_games_bots_think(own_server):
-    with AtollClient(own_server.address) as client:
+def test_reads_and_other_calls_are_answered_while_a_games_bots_think(store_server):
+    with AtollClient(store_server.address) as client:
         game = client.create_game(
             "islet", 4, seats=[None, thinking_bot(20_000), thinking_bot(20_000), thinking_bot(20_000)]
         )
@@ -171,20 +179,20 @@ def test_a_time_budget_cut_by_the_deadline_says_it_stopped_early(own_server):
 
 
 # --- 6: one store, one owner ----------------------------------------------------------------------------------------
-def test_a_second_server_on_the_same_store_or_port_exits_with_one_line(own_server, tmp_path):
+def test_a_second_server_on_the_same_store_or_port_exits_with_one_line(store_server, tmp_path):
     second = subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", "--port", "0", *own_server.store_flag()],
+        [sys.executable, "-m", "server.cli", "serve", "--port", "0", *store_server.store_flag()],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert second.returncode == 1 and second.stdout == ""
-    owner = "" if own_server.store_flag()[0] == "--store" else f" (pid {own_server.proc.pid})"
+    owner = "" if store_server.store_flag()[0] == "--store" else f" (pid {store_server.proc.pid})"
     assert second.stderr.strip().splitlines() == [
-        f"atoll serve: the store {own_server.db} is in use by another server{owner}"
+        f"atoll serve: the store {store_server.db} is in use by another server{owner}"
     ]
-    port = own_server.address.rsplit(":", 1)[1]
+    port = store_server.address.rsplit(":", 1)[1]
     third = subprocess.run(
         [sys.executable, "-m", "server.cli", "serve", "--port", port, "--db", str(tmp_path / "other.sqlite3")],
         cwd=ROOT,
@@ -196,13 +204,13 @@ def test_a_second_server_on_the_same_store_or_port_exits_with_one_line(own_serve
     assert third.stderr.strip().splitlines() == [
         f"atoll serve: cannot listen on 127.0.0.1:{port}: address already in use"
     ]
-    with AtollClient(own_server.address) as client:  # the first server is untouched
+    with AtollClient(store_server.address) as client:  # the first server is untouched
         assert client.list_games()
 
 
 # --- 7: errors name the right thing ---------------------------------------------------------------------------------
-def test_move_errors_name_the_move_number_and_the_callers_text(own_server):
-    with AtollClient(own_server.address) as client:
+def test_move_errors_name_the_move_number_and_the_callers_text(store_server):
+    with AtollClient(store_server.address) as client:
         game = client.create_game("survive", 2, seed=3)
         view = client.get_view(game.game_id, 0)
         for _ in range(6):

@@ -218,8 +218,7 @@ async function hint() {
   const reply = await track(3000);
   const rows = reply.moves.slice(0, 5).map((m) =>
     `<tr><td>${escape(m.action.text)}</td><td>${m.visits}</td><td>${(100 * m.winProb).toFixed(1)} %</td></tr>`);
-  const belief = reply.belief ? Object.entries(reply.belief).map(([seat, facts]) =>
-    `<tr><td>${escape(seat)}</td><td colspan="2">${escape(JSON.stringify(facts))}</td></tr>`) : [];
+  const belief = beliefRows(reply.belief ?? {});
   const best = reply.moves[0];
   $("advice").innerHTML =
     `<table><tr><th>move</th><th>visits</th><th>win</th></tr>${rows.join("")}</table>` +
@@ -235,6 +234,26 @@ function lineText(move) {
     const who = actor === undefined || actor === state.seat ? "" : actor < 0 ? "sampled draw: " : `seat ${actor}: `;
     return who + step;
   }).join(" → ");
+}
+
+// The belief summary as rows: each hidden fact (a seat's tile, a colour's treasure at a cell) with its chances,
+// the likeliest first, at most a few per fact.
+function beliefRows(belief, path = [], rows = []) {
+  for (const [key, value] of Object.entries(belief)) {
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      const numbers = Object.values(value).every((v) => typeof v === "number");
+      if (numbers && Object.keys(value).length) {
+        const top = Object.entries(value).sort((a, b) => b[1] - a[1]).slice(0, 4)
+          .map(([k, v]) => `${escape(k)} ${v.toFixed(2)}`).join(", "); // chances, or expected counts (Islet hands)
+        rows.push(`<tr><td>${escape([...path, key].join(" · "))}</td><td colspan="2">${top}</td></tr>`);
+      } else {
+        beliefRows(value, [...path, key], rows);
+      }
+    } else if (key !== "worlds") {
+      rows.push(`<tr><td>${escape([...path, key].join(" · "))}</td><td colspan="2">${escape(String(value))}</td></tr>`);
+    }
+  }
+  return rows.slice(0, 24);
 }
 
 function escape(text) {
