@@ -130,7 +130,7 @@ class WebServer:
                     refusal = error_body("RESOURCE_EXHAUSTED", f"requests are at most {MAX_BODY} bytes")
                     await self._send(writer, 413, "application/json", json.dumps(refusal))
                     break
-                keep = await self._answer(writer, method, path, headers, body, peer_name)
+                keep = await self._answer(reader, writer, method, path, headers, body, peer_name)
                 if not keep:
                     break
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
@@ -159,7 +159,7 @@ class WebServer:
         body = await reader.readexactly(length) if length else b""
         return method, path, headers, body
 
-    async def _answer(self, writer, method: str, path: str, headers: dict, body: bytes, peer: str) -> bool:
+    async def _answer(self, reader, writer, method: str, path: str, headers: dict, body: bytes, peer: str) -> bool:
         path = path.split("?", 1)[0]
         if method == "GET":
             await self._file(writer, path)
@@ -170,7 +170,7 @@ class WebServer:
             return True
         descriptor = self.methods[path[len(prefix) :]]
         if descriptor.server_streaming:
-            await self._stream(writer, descriptor, headers, body, peer)
+            await self._stream(reader, writer, descriptor, headers, body, peer)
             return False  # the stream ended the response with the connection
         await self._unary(writer, descriptor, headers, body, peer)
         return True
@@ -236,7 +236,9 @@ class WebServer:
             context.code, context.details = "DEADLINE_EXCEEDED", "the call's deadline passed"
             return None
 
-    async def _stream(self, writer, descriptor, headers: dict, body: bytes, peer: str) -> None:
+    async def _stream(self, reader, writer, descriptor, headers: dict, body: bytes, peer: str) -> None:
+        """A server stream, ended by the service, the deadline, or the client going away (the connection closes): then
+        the service's stream is closed at once, as a cancelled gRPC call's is, and gives back its stream quota."""
         as_json = await self._format(writer, headers, "application/connect+")
         if as_json is None:
             return
@@ -247,21 +249,28 @@ class WebServer:
         )
         context = WebContext(headers, peer)
         end: dict = {}
+        stream = None
+        gone = asyncio.ensure_future(reader.read(1))  # the client sends nothing more: EOF means it left
         try:
             if len(body) < 5:
                 raise WebRequestError("INVALID_ARGUMENT", "a streaming call sends one enveloped message")
             flags, length = struct.unpack(">BI", body[:5])
             raw = self._request(descriptor, body[5 : 5 + length], as_json)
-            stream = getattr(self.service, descriptor.name)(raw, context).__aiter__()
-            deadline = context.deadline
+            stream = getattr(self.service, descriptor.name)(raw, context)
             while True:
-                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-                try:
-                    message = await asyncio.wait_for(stream.__anext__(), timeout)
-                except StopAsyncIteration:
-                    break
-                except TimeoutError:
+                timeout = None if context.deadline is None else max(0.0, context.deadline - time.monotonic())
+                following = asyncio.ensure_future(stream.__anext__())
+                await asyncio.wait({following, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                if not following.done():
+                    following.cancel()
+                    await asyncio.gather(following, return_exceptions=True)
+                    if gone.done():
+                        return  # the client left: nobody to answer
                     context.code, context.details = "DEADLINE_EXCEEDED", "the call's deadline passed"
+                    break
+                try:
+                    message = following.result()
+                except StopAsyncIteration:
                     break
                 data = (
                     json_format.MessageToJson(message, indent=None).encode() if as_json else message.SerializeToString()
@@ -271,6 +280,10 @@ class WebServer:
             context.code, context.details = err.code, str(err)
         except (ConnectionError, protobuf_message.DecodeError):
             return
+        finally:
+            gone.cancel()
+            if stream is not None:
+                await stream.aclose()
         if context.code not in (None, "OK"):
             end["error"] = error_body(context.code, context.details or context.code.lower(), context.trailing)
         data = json.dumps(end).encode()

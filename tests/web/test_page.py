@@ -131,11 +131,15 @@ def test_a_game_between_bots_is_watched_to_its_end(page):
     page.screenshot(path=str(ARTEFACTS / "page-watch.png"))
 
 
-def test_a_refusal_reaches_the_page_as_the_services_words(page, web_server):
+def test_a_game_with_no_seat_for_the_person_is_not_created(page, web_server):
+    with sqlite3.connect(web_server["db"]) as con:
+        before = con.execute("SELECT count(*) FROM games").fetchone()[0]
     page.select_option("#game", "survive")
     page.select_option("#players", "2")
     page.select_option("#seat-0", "1")
     page.select_option("#seat-1", "1")
-    page.click("#create")  # no seat for the person: the page says so, nothing is played for them
+    page.click("#create")  # no seat for the person: the page says so, and asks the server for nothing
     page.wait_for_selector("#error:not([hidden])")
     assert "at least one seat for you" in page.inner_text("#error")
+    with sqlite3.connect(web_server["db"]) as con:
+        assert con.execute("SELECT count(*) FROM games").fetchone()[0] == before

@@ -74,6 +74,7 @@ async function create() {
   stopWatching();
   const game = $("game").value;
   const choices = seatChoices();
+  if (!choices.includes("human")) throw new Error("choose at least one seat for you, or watch the bots play");
   const seats = choices.map((c) => (c === "human" ? { isBot: false } : { isBot: true, bot: { level: Number(c) } }));
   const reply = await client.createGame({ game, players: choices.length, seats }, { timeoutMs: 60000 });
   state.game = reply.gameId;
@@ -81,7 +82,6 @@ async function create() {
   state.points = [];
   state.logged = new Set();
   $("log").replaceChildren();
-  if (!state.humans.length) throw new Error("choose at least one seat for you, or watch the bots play");
   state.seat = state.humans[0].seat;
   $("play").hidden = false;
   $("side").hidden = false;
