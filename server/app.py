@@ -1,5 +1,6 @@
 """Building and running the gRPC server: an asyncio server (``grpc.aio``) with the servicer, health checking,
-reflection and keepalive; one owner per store and per port; a prompt, graceful shutdown."""
+reflection and keepalive; one owner per port and per embedded store (a PostgreSQL store has replicas); a prompt,
+graceful shutdown."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from atoll.v1 import atoll_pb2
 from server import pg_store
 from server.budget import Margin
 from server.hosting import KEPT_BYTES, GameHost
+from server.replicas import LEASE_S, replica_id
 from server.scheduler import SearchQueue, StreamQuota
 from server.service import AtollService, handler
 from server.store import GameStore
@@ -127,6 +129,7 @@ class AtollServer:
         streams_per_caller: int = 100,
         streams_per_game: int = 64,
         web_port: int | None = None,
+        lease_s: float = LEASE_S,
     ):
         from server.store import default_db_path
 
@@ -134,12 +137,13 @@ class AtollServer:
         if not 0 <= kept < float("inf"):
             raise ValueError(f"kept_trees_mb: expected a size in MB, 0 or more, got {kept_trees_mb}")
         self.bind = f"{host}:{port}"
+        if not 0.5 <= lease_s <= 600:
+            raise ValueError(f"lease: expected 0.5 to 600 seconds, got {lease_s}")
+        self.lease_s = lease_s
         if db is not None and pg_store.is_postgres(str(db)):
+            # A shared store: this server is one replica of any number (``GameHost.share`` once it listens).
             self.store = pg_store.PostgresStore(str(db))
             self.db_path = self.store.name  # the DSN without its password
-            if not self.store.acquire_ownership():
-                self.store.close()
-                raise StoreInUseError(f"the store {self.db_path} is in use by another server")
             self.lock = None
         else:
             self.db_path = Path(db) if db else default_db_path()
@@ -189,6 +193,8 @@ class AtollServer:
             raise OSError(f"cannot listen on {self.bind}: the port is in use or the address is not this machine's")
         self.address = f"{self.bind.rsplit(':', 1)[0]}:{self.port}"
         await self.server.start()
+        if self.store.shared:
+            await self.host.share(replica_id(self.port), self.address, self.lease_s)
         if self.web is not None:
             await self.web.start()
         for name in ("", SERVICE_NAME):

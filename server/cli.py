@@ -154,6 +154,7 @@ def serve(args: argparse.Namespace) -> int:
             queue_wait_s=args.queue_wait,
             streams_per_caller=args.streams_per_caller,
             web_port=args.web_port if args.web else None,
+            lease_s=args.lease,
         )
     except ValueError as err:  # a setting out of range: say which, no traceback
         print(f"atoll serve: {err}", file=sys.stderr)
@@ -492,6 +493,10 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument(
         "--store", default=None, metavar="URL",
         help="the hosted games' store: postgresql://user@host/db, or a SQLite file (default: $ATOLL_STORE, else --db)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--lease", type=float, default=5.0, metavar="SECONDS",
+        help="on a PostgreSQL store: a replica silent this long is gone, and another takes over its games' bots",
     )  # fmt: skip
     cmd.add_argument(
         "--web", action="store_true", help="also serve the browser page and the Connect protocol (build it: make web)"

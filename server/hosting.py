@@ -35,11 +35,11 @@ import engine_ext
 import search
 from search import play
 from search.play import BotSettings, Position, Step
-from server import pg_store
+from server import pg_store, replicas
 from server.budget import Margin, plan
 from server.errors import RequestError, short
 from server.scheduler import SearchQueue
-from server.store import GameRecord, GameStore
+from server.store import GameRecord, GameStore, MovedOnError, NotOwnerError
 
 log = logging.getLogger("atoll.server")
 T = TypeVar("T")
@@ -119,6 +119,7 @@ class _Hosted:
     job_failures: int = 0  # failed commits of the job so far (a waiter hears of those that happen while it waits)
     retry_now: asyncio.Event = field(default_factory=asyncio.Event)  # a caller came: the job retries at once
     views: dict[int, SeatView] = field(default_factory=dict)  # per seat, its view of ``position`` once computed
+    refreshing: asyncio.Task | None = None  # reading the moves another replica committed (a shared store)
 
     @functools.cached_property
     def bots(self) -> list[BotSettings | None]:
@@ -246,7 +247,13 @@ class GameHost:
         self.margin = margin or Margin()
         self.kept_bytes = kept_bytes
         self._work = ThreadPoolExecutor(max_workers=work_threads, thread_name_prefix="work")
-        self._store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
+        store_threads = getattr(store, "pool_size", 1) if store.shared else 1
+        self._store_thread = ThreadPoolExecutor(max_workers=store_threads, thread_name_prefix="store")
+        # On a shared store (``share``): this replica's name among the others, its listener and its sweeper.
+        self.replica: str | None = None
+        self.lease_s = 0.0
+        self._listener = None
+        self._sweeper: asyncio.Task | None = None
         self._games: dict[str, _Hosted] = {}
         self._loading: dict[str, asyncio.Future] = {}
         self._kept: OrderedDict[str, _Hosted] = OrderedDict()  # games holding trees, least recently played first
@@ -308,7 +315,7 @@ class GameHost:
         except ValueError as err:  # an option checked at set-up (Survive's layout, Leduc's starting_player's range)
             raise RequestError("INVALID_ARGUMENT", str(err), option_field(err, options)) from None
         hosted = _Hosted(record, Position(state), [[] for _ in range(players)])
-        await self._stored(self.store.create, record, [])
+        await self._stored(self.store.create, record, [], self.replica, hosted.waiting_on_bots())
         self._games[record.game_id] = hosted
         self._kick(hosted)
         thinking = await self._until_humans(hosted, deadline)
@@ -316,6 +323,8 @@ class GameHost:
 
     async def _get(self, game_id: str) -> _Hosted:
         hosted = self._games.get(game_id)
+        if hosted is not None and self.replica is not None:
+            await self._refresh(hosted)  # another replica may have moved: every call reads the game as stored
         if hosted is None:
             loading = self._loading.get(game_id)
             if loading is None:  # one load per game, whoever asks meanwhile shares it
@@ -346,16 +355,109 @@ class GameHost:
         return hosted
 
     async def close(self) -> None:
-        """Stop every game's job (a bot turn in progress is not stored) and the host's threads."""
+        """Stop every game's job (a bot turn in progress is not stored) and the host's threads; a replica hands its
+        games to the others at once."""
         self._closed = True
         jobs = [h.job for h in self._games.values() if h.job is not None and not h.job.done()]
         for hosted in self._games.values():
             hosted.job_control.cancel()
         for job in jobs:
             job.cancel()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            jobs.append(self._sweeper)
         await asyncio.gather(*jobs, return_exceptions=True)
+        if self._listener is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._listener.stop)
+            try:
+                await self._stored(self.store.leave, self.replica)
+            except RequestError:  # the store is gone: the others take the games over when the lease runs out
+                pass
         self._work.shutdown(wait=False, cancel_futures=True)
         self._store_thread.shutdown(wait=True)
+
+    # -- replicas (a shared store) -----------------------------------------------------------------------------------
+    async def share(self, replica: str, address: str, lease_s: float = replicas.LEASE_S) -> None:
+        """Serve as ``replica``, one of several on the shared store: hear the moves the others commit, beat this
+        replica's heart, and take over the bots of games whose owner is gone (every ``lease_s`` / 5)."""
+        self.replica = replica
+        self.lease_s = lease_s
+        self._listener = replicas.Listener(
+            self.store, replica, address, self._heard, self._heard_again, beat_s=min(replicas.BEAT_S, lease_s / 5)
+        )
+        await asyncio.get_running_loop().run_in_executor(None, self._listener.start, asyncio.get_running_loop())
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+
+    def _heard(self, game_id: str, moves: int) -> None:
+        """A commit on the store (maybe this replica's own): a game held here that is behind reads its new moves."""
+        hosted = self._games.get(game_id)
+        if hosted is not None and hosted.position.moves < moves:
+            self._refresh_soon(hosted)
+
+    def _heard_again(self) -> None:
+        """The listener connected again after a loss: every game held here reads what it may have missed."""
+        for hosted in self._games.values():
+            self._refresh_soon(hosted)
+
+    def _refresh_soon(self, hosted: _Hosted) -> None:
+        if self._closed or (hosted.refreshing is not None and not hosted.refreshing.done()):
+            return
+
+        async def refresh() -> None:
+            try:
+                await self._refresh(hosted)
+            except RequestError as err:
+                game_id = hosted.record.game_id
+                log.warning('{"event": "refresh_failed", "game_id": "%s", "code": "%s"}', game_id, err.code)
+
+        hosted.refreshing = asyncio.get_running_loop().create_task(refresh())
+
+    async def _refresh(self, hosted: _Hosted) -> None:
+        """Read and apply the moves other replicas committed since this replica's position."""
+        first = hosted.position.moves
+        actions = await self._stored(self.store.tail, hosted.record.game_id, first)
+        if actions:
+            await self._absorb(hosted, first, actions)
+            self._kick(hosted)
+
+    async def _absorb(self, hosted: _Hosted, first: int, actions: list[int]) -> None:
+        """Make moves ``first, first + 1, ...`` that another replica stored count here, as this replica's own
+        commits do (the logs, the keepers, the watchers); the ones this position has already are skipped."""
+        async with hosted.commit_lock:
+            skip = hosted.position.moves - first
+            if skip < 0 or skip >= len(actions):
+                return
+            base = hosted.position
+            steps = await self.call(self._replayed_steps, base, actions[skip:])
+            after, views, _ = await self.call(self._applied, hosted, base, steps)
+            self._install(hosted, steps, after, views)
+        self._keep_trees(hosted)
+
+    @staticmethod
+    def _replayed_steps(position: Position, actions: list[int]) -> Steps:
+        trial = Position(position.state.clone(), position.moves, position.chance_events)
+        steps = []
+        for action in actions:
+            seen = _seen(trial, action)
+            steps.append((trial.apply(action), seen))
+        return steps
+
+    async def _sweep(self) -> None:
+        """Every fifth of a lease: take over the games whose bots are to act and whose owner is gone (a replica
+        killed, or stopped) and start their jobs here."""
+        while not self._closed:
+            await asyncio.sleep(self._listener.beat_s)
+            try:
+                claimed = await self._stored(self.store.claim_orphans, self.replica, self.lease_s)
+            except RequestError:
+                continue
+            for game_id in claimed:
+                log.info('{"event": "took_over", "game_id": "%s"}', game_id)
+                try:
+                    hosted = await self._get(game_id)
+                except RequestError:
+                    continue
+                hosted.retry_now.set()  # its job may be waiting for the owner that is gone
 
     # -- access ----------------------------------------------------------------------------------------------------
     async def _authorized(self, game_id: str, seat: int, token: str | None) -> _Hosted:
@@ -581,6 +683,8 @@ class GameHost:
         while hosted.waiting_on_bots() and not self._closed:
             position = hosted.position
             try:
+                if self.replica is not None and not await self._owned(hosted):
+                    continue
                 actor = position.state.current_player()
                 if actor == engine_ext.CHANCE:
                     action = play.chance_action(position, hosted.record.seed)
@@ -588,11 +692,14 @@ class GameHost:
                     await self._ensure_trees(hosted, control)
                     action = await self._bot_action(hosted, position, actor, hosted.bots[actor], control)
                 steps = await self.call(self._steps_from, hosted, position, action)
-                await self._commit(hosted, position, steps)
+                await self._commit(hosted, position, steps, bots=True)
                 failures = 0
             except asyncio.CancelledError:
                 self._forget_trees(hosted)
                 raise
+            except NotOwnerError:  # another replica took the game over (this one was thought gone): it plays on
+                log.warning('{"event": "lost_game", "game_id": "%s"}', hosted.record.game_id)
+                self._forget_trees(hosted)
             except RequestError as err:
                 self._forget_trees(hosted)
                 if err.code != "UNAVAILABLE" or self._closed:  # cancelled at shutdown, or somebody moved first
@@ -619,6 +726,22 @@ class GameHost:
                 self._wake(hosted)
                 return
 
+    async def _owned(self, hosted: _Hosted) -> bool:
+        """On a shared store: whether this replica plays the game's bots (it owns the game, or takes over one whose
+        owner is gone). If another plays them, wait until the game changes (its moves arrive by notification), a
+        caller comes, or the sweeper hands the game to this replica; False then."""
+        changed = hosted.changed
+        hosted.retry_now.clear()
+        if await self._stored(self.store.claim, hosted.record.game_id, self.replica, self.lease_s):
+            return True
+        waits = [asyncio.ensure_future(changed.wait()), asyncio.ensure_future(hosted.retry_now.wait())]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+        return False
+
     async def _bot_action(
         self, hosted: _Hosted, position: Position, seat: int, settings: BotSettings, control: search.Control
     ) -> int:
@@ -642,30 +765,48 @@ class GameHost:
             raise RequestError("CANCELLED", "the server is shutting down; the bot's move was not played")
         return result.best.action
 
-    async def _commit(self, hosted: _Hosted, base: Position, steps: Steps) -> None:
+    async def _commit(self, hosted: _Hosted, base: Position, steps: Steps, bots: bool = False) -> None:
         """Store ``steps`` (computed at ``base``), then make them count: the committed position moves on, each
-        seat's log grows, the keepers see the moves, watchers wake. Refused if the game moved on from ``base``."""
+        seat's log grows, the keepers see the moves, watchers wake. Refused if the game moved on from ``base`` (here,
+        or on the shared store: another replica's move); ``bots``: the game's job's moves, stored on a shared store
+        only while this replica owns the game (``NotOwnerError`` otherwise)."""
+        moved_on = False
         async with hosted.commit_lock:
-            if hosted.position is not base:
-                raise RequestError(
-                    "FAILED_PRECONDITION",
-                    f"the game moved on to move {hosted.position.moves} while this move was prepared at move "
-                    f"{base.moves}; GetView shows the position",
-                )
-            after, views = await self.call(self._applied, hosted, base, steps)
-            try:
-                await self._stored(self.store.append, hosted.record.game_id, base.moves, [s.action for s, _ in steps])
-            except BaseException:
-                self._forget_trees(hosted)  # they may have seen moves that were not kept
-                raise
-            for step, seen in steps:
-                hosted.actions.append(step.action)
-                for seat, move in enumerate(seen):
-                    hosted.logs[seat].append(tuple(move))
-            hosted.position = after
-            hosted.views = views
-            self._wake(hosted)
+            if hosted.position is base:
+                after, views, due = await self.call(self._applied, hosted, base, steps)
+                actions = [s.action for s, _ in steps]
+                owner = self.replica if bots else None
+                try:
+                    await self._stored(self.store.append, hosted.record.game_id, base.moves, actions, owner, due)
+                except MovedOnError:
+                    self._forget_trees(hosted)
+                    moved_on = True
+                except BaseException:
+                    self._forget_trees(hosted)  # they may have seen moves that were not kept
+                    raise
+                else:
+                    self._install(hosted, steps, after, views)
+            else:
+                moved_on = True
+        if moved_on:
+            if self.replica is not None:
+                await self._refresh(hosted)
+            raise RequestError(
+                "FAILED_PRECONDITION",
+                f"the game moved on to move {hosted.position.moves} while this move was prepared at move "
+                f"{base.moves}; GetView shows the position",
+            )
         self._keep_trees(hosted)
+
+    def _install(self, hosted: _Hosted, steps: Steps, after: Position, views: dict[int, SeatView]) -> None:
+        """Stored moves count from now on: the logs grow, the committed position is replaced, watchers wake."""
+        for step, seen in steps:
+            hosted.actions.append(step.action)
+            for seat, move in enumerate(seen):
+                hosted.logs[seat].append(tuple(move))
+        hosted.position = after
+        hosted.views = views
+        self._wake(hosted)
 
     @staticmethod
     def _wake(hosted: _Hosted) -> None:
@@ -673,10 +814,10 @@ class GameHost:
         changed.set()
 
     @staticmethod
-    def _applied(hosted: _Hosted, base: Position, steps: Steps) -> tuple[Position, dict[int, SeatView]]:
-        """The position after ``steps`` and the human seats' views of it (what their players and watchers read next,
-        made here so that no read after a move waits for a work thread); the bots' keepers see each move as their
-        seat observes it."""
+    def _applied(hosted: _Hosted, base: Position, steps: Steps) -> tuple[Position, dict[int, SeatView], bool]:
+        """The position after ``steps``, the human seats' views of it (what their players and watchers read next,
+        made here so that no read after a move waits for a work thread), and whether bots or chance are to act
+        then; the bots' keepers see each move as their seat observes it."""
         after = Position(base.state.clone(), base.moves, base.chance_events, hosted.keepers)
         for step, _ in steps:
             after.apply(step.action)
@@ -687,7 +828,11 @@ class GameHost:
             for seat, bot in enumerate(hosted.bots)
             if bot is None
         }
-        return position, views
+        state = position.state
+        due = not state.is_terminal() and (
+            state.current_player() == engine_ext.CHANCE or hosted.bots[state.current_player()] is not None
+        )
+        return position, views, due
 
     @staticmethod
     def _forget_trees(hosted: _Hosted) -> None:

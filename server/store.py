@@ -36,6 +36,14 @@ class GameRecord:
     seed_scheme: int = 2  # 1: games stored before search.play's seed derivation (new_game got the seed itself)
 
 
+class MovedOnError(RuntimeError):
+    """A move number the store holds already: the game moved on from the position a move was computed at."""
+
+
+class NotOwnerError(RuntimeError):
+    """A bot's move from a replica that no longer plays the game's bots (another took the game over)."""
+
+
 def seed_text(seed: int) -> str:
     """A seed as the store keeps it: hex with an ``x`` prefix, so SQLite's INTEGER affinity cannot turn a 64-bit
     seed into a rounded REAL (it converts numeric-looking text above 2**63)."""
@@ -49,6 +57,8 @@ def seed_value(stored: str | int | float) -> int:
 
 
 class GameStore:
+    shared = False  # one server owns it (``server.app.StoreLock``); a shared store has replicas
+
     def __init__(self, path: str | Path):
         self.path = Path(path)
         # Seeds and true move logs are secrets of every game: only the server's user may read them. SQLite gives its
@@ -75,7 +85,8 @@ class GameStore:
                 " PRIMARY KEY (game_id, n))"
             )
 
-    def create(self, record: GameRecord, moves: list[int]) -> None:
+    def create(self, record: GameRecord, moves: list[int], owner: str | None = None, bots_due: bool = False) -> None:
+        """A new game with its first moves (``owner`` and ``bots_due`` matter to a shared store only)."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -100,13 +111,19 @@ class GameStore:
                 self._db.execute("ROLLBACK")
                 raise
 
-    def append(self, game_id: str, first: int, moves: list[int]) -> None:
-        """Store ``moves`` as moves ``first, first + 1, ...``; all or nothing."""
+    def append(
+        self, game_id: str, first: int, moves: list[int], owner: str | None = None, bots_due: bool = False
+    ) -> None:
+        """Store ``moves`` as moves ``first, first + 1, ...``; all or nothing; ``MovedOnError`` if a number is taken.
+        (One server owns an embedded store: ``owner`` and ``bots_due`` matter to a shared store only.)"""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._insert_moves(game_id, first, moves)
                 self._db.execute("COMMIT")
+            except sqlite3.IntegrityError:
+                self._db.execute("ROLLBACK")
+                raise MovedOnError(f"game {game_id} holds a move {first} or later already") from None
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise

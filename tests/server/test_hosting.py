@@ -180,18 +180,22 @@ def test_a_time_budget_cut_by_the_deadline_says_it_stopped_early(own_server):
 
 # --- 6: one store, one owner ----------------------------------------------------------------------------------------
 def test_a_second_server_on_the_same_store_or_port_exits_with_one_line(store_server, tmp_path):
-    second = subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", "--port", "0", *store_server.store_flag()],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert second.returncode == 1 and second.stdout == ""
-    owner = "" if store_server.store_flag()[0] == "--store" else f" (pid {store_server.proc.pid})"
-    assert second.stderr.strip().splitlines() == [
-        f"atoll serve: the store {store_server.db} is in use by another server{owner}"
-    ]
+    if store_server.store_flag()[0] == "--store":  # a PostgreSQL store is shared: a second server is a replica
+        replica = ServerProcess(store_server.db).start()
+        replica.stop()
+        assert replica.proc.returncode == 0
+    else:
+        second = subprocess.run(
+            [sys.executable, "-m", "server.cli", "serve", "--port", "0", *store_server.store_flag()],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode == 1 and second.stdout == ""
+        assert second.stderr.strip().splitlines() == [
+            f"atoll serve: the store {store_server.db} is in use by another server (pid {store_server.proc.pid})"
+        ]
     port = store_server.address.rsplit(":", 1)[1]
     third = subprocess.run(
         [sys.executable, "-m", "server.cli", "serve", "--port", port, "--db", str(tmp_path / "other.sqlite3")],

@@ -12,7 +12,7 @@ import pytest
 
 from atoll.v1 import atoll_pb2 as pb
 from atoll.v1 import atoll_pb2_grpc
-from server.store import GameRecord, GameStore
+from server.store import GameRecord, GameStore, MovedOnError, NotOwnerError
 
 psycopg = pytest.importorskip("psycopg")
 from server.pg_store import PostgresStore, StoreVersionError, redacted  # noqa: E402
@@ -49,11 +49,63 @@ def test_a_move_number_taken_is_refused_and_nothing_of_the_batch_is_kept(store):
     assert store.load("g1")[1] == [5, 6, 7, 1, 2]
 
 
+def test_a_games_bots_belong_to_one_live_replica_until_its_heart_stops(pg_dsn):
+    store = PostgresStore(pg_dsn)
+    try:
+        store.create(RECORD, [], owner="r1", bots_due=True)
+        with psycopg.connect(pg_dsn, autocommit=True) as hearts:
+            store.beat(hearts, "r1", "a:1")
+            store.beat(hearts, "r2", "b:1")
+            assert store.claim("g1", "r1", 5.0) and not store.claim("g1", "r2", 5.0)
+            assert store.claim_orphans("r2", 5.0) == []
+            with pytest.raises(NotOwnerError):  # a bot's move from a replica that does not own the game
+                store.append("g1", 0, [3], owner="r2", bots_due=True)
+            store.append("g1", 0, [3], owner="r1", bots_due=True)
+            hearts.execute("UPDATE replicas SET seen = now() - interval '10 seconds' WHERE id = 'r1'")
+            assert store.claim_orphans("r2", 5.0) == ["g1"]  # r1's heart stopped: r2 takes its bots over
+            with pytest.raises(NotOwnerError):  # and r1, back from a pause, cannot play them any more
+                store.append("g1", 1, [4], owner="r1")
+            store.append("g1", 1, [4], owner="r2", bots_due=False)
+            with pytest.raises(MovedOnError):  # a human's move computed at move 1
+                store.append("g1", 1, [9])
+            assert store.tail("g1", 1) == [4] and store.load("g1")[1] == [3, 4]
+            store.leave("r2")
+            assert store.claim_orphans("r1", 5.0) == []  # no bots to act: nothing to take over
+            assert store.claim("g1", "r1", 5.0)  # nobody owns it after r2 left
+    finally:
+        store.close()
+
+
+def test_a_store_of_the_first_schema_is_migrated_with_its_games(pg_dsn):
+    from server.pg_store import MIGRATIONS
+
+    with psycopg.connect(pg_dsn, autocommit=True) as con:  # a store as the first PostgreSQL release left it
+        con.execute("CREATE TABLE atoll_schema (version INTEGER NOT NULL)")
+        for statement in MIGRATIONS[1]:
+            con.execute(statement)
+        con.execute("INSERT INTO atoll_schema (version) VALUES (1)")
+        con.execute(
+            "INSERT INTO games VALUES ('g1', 'survive', 3, 'xfffffffffffffffb', '{\"hourglass\": \"beach\"}',"
+            " %s, %s, 0, 2)",
+            (psycopg.types.json.Jsonb(RECORD.seats), psycopg.types.json.Jsonb(RECORD.token_hashes)),
+        )
+        con.execute("INSERT INTO moves VALUES ('g1', 0, 5)")
+    store = PostgresStore(pg_dsn)
+    try:
+        assert store.load("g1") == (RECORD, [5])
+        store.append("g1", 1, [7])
+        assert store.load("g1")[1] == [5, 7]
+    finally:
+        store.close()
+    with psycopg.connect(pg_dsn) as con:
+        assert con.execute("SELECT max(version) FROM atoll_schema").fetchone()[0] == 2
+
+
 def test_a_store_of_a_newer_schema_refuses_this_server(pg_dsn):
     PostgresStore(pg_dsn).close()
     with psycopg.connect(pg_dsn, autocommit=True) as con:
         con.execute("INSERT INTO atoll_schema (version) VALUES (99)")
-    with pytest.raises(StoreVersionError, match="schema version 99, newer than this server's 1"):
+    with pytest.raises(StoreVersionError, match="schema version 99, newer than this server's 2"):
         PostgresStore(pg_dsn)
 
 
@@ -81,7 +133,7 @@ def serve(dsn: str) -> subprocess.Popen:
     return proc
 
 
-def test_a_hosted_game_survives_a_kill_and_a_second_server_is_refused(pg_dsn):
+def test_a_hosted_game_survives_a_kill_and_a_second_replica_serves_it(pg_dsn):
     first = serve(pg_dsn)
     try:
         stub = atoll_pb2_grpc.AtollStub(grpc.insecure_channel(first.address))
@@ -92,11 +144,14 @@ def test_a_hosted_game_survives_a_kill_and_a_second_server_is_refused(pg_dsn):
         reply = stub.Act(pb.ActRequest(game_id=game.game_id, seat=0, action_id=view.legal_actions[0].id),
                          metadata=token, timeout=60)  # fmt: skip
         acknowledged = reply.view.move_number
-        refused = subprocess.run(
-            [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--store", pg_dsn],
-            cwd=ROOT, capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
-        assert refused.returncode == 1 and "is in use by another server" in refused.stderr
+        replica = serve(pg_dsn)  # a second server on the store is a replica of the first
+        try:
+            other = atoll_pb2_grpc.AtollStub(grpc.insecure_channel(replica.address))
+            seen = other.GetView(pb.GetViewRequest(game_id=game.game_id, seat=0), metadata=token, timeout=30)
+            assert seen.move_number >= acknowledged
+        finally:
+            replica.terminate()
+            replica.wait(timeout=30)
     finally:
         first.kill()
         first.wait()
