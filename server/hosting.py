@@ -119,7 +119,13 @@ class _Hosted:
     job_failures: int = 0  # failed commits of the job so far (a waiter hears of those that happen while it waits)
     retry_now: asyncio.Event = field(default_factory=asyncio.Event)  # a caller came: the job retries at once
     views: dict[int, SeatView] = field(default_factory=dict)  # per seat, its view of ``position`` once computed
-    refreshing: asyncio.Task | None = None  # reading the moves another replica committed (a shared store)
+    # On a shared store: reading the moves another replica committed; whether this replica plays the game's bots (it
+    # hears every commit then); how many callers here wait on the game's moves (watchers, Acts waiting for the bots:
+    # it hears every commit for them too). A game nobody follows here reads its new moves at its next call.
+    refreshing: asyncio.Task | None = None
+    refresh_again: bool = False
+    owned: bool = False
+    followers: int = 0
 
     @functools.cached_property
     def bots(self) -> list[BotSettings | None]:
@@ -211,9 +217,16 @@ def _setup(record: GameRecord) -> engine_ext.State:
     return play.new_game(record.game, record.players, record.seed, record.options)
 
 
-def _seen(position: Position, action: int) -> list[SeatMove]:
+def _seen(position: Position, action: int, seats: list[dict]) -> list[SeatMove]:
+    """How each seat sees ``action``; a bot seat's move has no text (nobody holds a bot seat's token to read it)."""
     state = position.state
-    return [seen_by(state, action, position.moves, seat) for seat in range(state.num_players())]
+    number, actor = position.moves, state.current_player()
+    return [
+        SeatMove(number, actor, state.observed_action(action, seat), "")
+        if seats[seat]["is_bot"]
+        else seen_by(state, action, number, seat)
+        for seat in range(state.num_players())
+    ]
 
 
 def option_field(err: ValueError, options: dict) -> str:
@@ -314,7 +327,7 @@ class GameHost:
             state = await self.call(_setup, record)
         except ValueError as err:  # an option checked at set-up (Survive's layout, Leduc's starting_player's range)
             raise RequestError("INVALID_ARGUMENT", str(err), option_field(err, options)) from None
-        hosted = _Hosted(record, Position(state), [[] for _ in range(players)])
+        hosted = _Hosted(record, Position(state), [[] for _ in range(players)], owned=True)
         await self._stored(self.store.create, record, [], self.replica, hosted.waiting_on_bots())
         self._games[record.game_id] = hosted
         self._kick(hosted)
@@ -346,7 +359,7 @@ class GameHost:
     def _replayed(record: GameRecord, moves: list[int]) -> _Hosted:
         hosted = _Hosted(record, Position(_setup(record)), [[] for _ in range(record.players)])
         for action in moves:
-            seen = _seen(hosted.position, action)
+            seen = _seen(hosted.position, action, record.seats)
             hosted.position.apply(action)
             hosted.actions.append(action)
             for seat, move in enumerate(seen):
@@ -391,7 +404,7 @@ class GameHost:
     def _heard(self, game_id: str, moves: int) -> None:
         """A commit on the store (maybe this replica's own): a game held here that is behind reads its new moves."""
         hosted = self._games.get(game_id)
-        if hosted is not None and hosted.position.moves < moves:
+        if hosted is not None and hosted.position.moves < moves and (hosted.owned or hosted.followers):
             self._refresh_soon(hosted)
 
     def _heard_again(self) -> None:
@@ -400,15 +413,22 @@ class GameHost:
             self._refresh_soon(hosted)
 
     def _refresh_soon(self, hosted: _Hosted) -> None:
-        if self._closed or (hosted.refreshing is not None and not hosted.refreshing.done()):
+        """Read the game's new moves, once at a time: a commit heard during a read is read by one more."""
+        if self._closed:
+            return
+        if hosted.refreshing is not None and not hosted.refreshing.done():
+            hosted.refresh_again = True  # that read may have left the store before this commit
             return
 
         async def refresh() -> None:
-            try:
-                await self._refresh(hosted)
-            except RequestError as err:
-                game_id = hosted.record.game_id
-                log.warning('{"event": "refresh_failed", "game_id": "%s", "code": "%s"}', game_id, err.code)
+            hosted.refresh_again = True
+            while hosted.refresh_again and not self._closed:
+                hosted.refresh_again = False
+                try:
+                    await self._refresh(hosted)
+                except RequestError as err:
+                    game_id = hosted.record.game_id
+                    log.warning('{"event": "refresh_failed", "game_id": "%s", "code": "%s"}', game_id, err.code)
 
         hosted.refreshing = asyncio.get_running_loop().create_task(refresh())
 
@@ -428,19 +448,20 @@ class GameHost:
             if skip < 0 or skip >= len(actions):
                 return
             base = hosted.position
-            steps = await self.call(self._replayed_steps, base, actions[skip:])
-            after, views, _ = await self.call(self._applied, hosted, base, steps)
-            self._install(hosted, steps, after, views)
+            steps, after = await self.call(self._absorbed, hosted, base, actions[skip:])
+            self._install(hosted, steps, after, {})
         self._keep_trees(hosted)
 
-    @staticmethod
-    def _replayed_steps(position: Position, actions: list[int]) -> Steps:
-        trial = Position(position.state.clone(), position.moves, position.chance_events)
+    @classmethod
+    def _absorbed(cls, hosted: _Hosted, base: Position, actions: list[int]) -> tuple[Steps, Position]:
+        """Moves another replica stored, as steps with how each seat sees them, and the position after them (its
+        views made when a seat asks: another replica's moves may be read here by nobody)."""
+        trial = Position(base.state.clone(), base.moves, base.chance_events)
         steps = []
         for action in actions:
-            seen = _seen(trial, action)
+            seen = _seen(trial, action, hosted.record.seats)
             steps.append((trial.apply(action), seen))
-        return steps
+        return steps, cls._applied(hosted, base, steps, views=False)[0]
 
     async def _sweep(self) -> None:
         """Every fifth of a lease: take over the games whose bots are to act and whose owner is gone (a replica
@@ -457,6 +478,7 @@ class GameHost:
                     hosted = await self._get(game_id)
                 except RequestError:
                     continue
+                hosted.owned = True
                 hosted.retry_now.set()  # its job may be waiting for the owner that is gone
 
     # -- access ----------------------------------------------------------------------------------------------------
@@ -507,18 +529,24 @@ class GameHost:
         game is over and every move was sent), waiting without a thread while nothing happens."""
         hosted = await self._authorized(game_id, seat, token)
         sent = max(0, start)
-        while True:
-            changed = hosted.changed
-            position = hosted.position
-            over = position.state.is_terminal()
-            if sent < position.moves or (over and sent >= position.moves):
-                batch = [SeatMove(*move) for move in hosted.logs[seat][sent : position.moves]]
-                view = await self._view(hosted, seat, position)
-                sent = max(sent, position.moves)
-                yield batch, view, over
-                if over:
-                    return
-            await changed.wait()
+        hosted.followers += 1
+        try:
+            if self.replica is not None:  # what was committed before this replica heard the game's moves for us
+                await self._refresh(hosted)
+            while True:
+                changed = hosted.changed
+                position = hosted.position
+                over = position.state.is_terminal()
+                if sent < position.moves or (over and sent >= position.moves):
+                    batch = [SeatMove(*move) for move in hosted.logs[seat][sent : position.moves]]
+                    view = await self._view(hosted, seat, position)
+                    sent = max(sent, position.moves)
+                    yield batch, view, over
+                    if over:
+                        return
+                await changed.wait()
+        finally:
+            hosted.followers -= 1
 
     # -- moves -----------------------------------------------------------------------------------------------------
     async def act(
@@ -577,7 +605,7 @@ class GameHost:
         trial = Position(position.state.clone(), position.moves, position.chance_events)
         steps = []
         while True:
-            seen = _seen(trial, action)
+            seen = _seen(trial, action, hosted.record.seats)
             steps.append((trial.apply(action), seen))
             if trial.state.is_terminal() or trial.state.current_player() != engine_ext.CHANCE:
                 return steps
@@ -645,6 +673,13 @@ class GameHost:
         margin_s = 0.0
         if deadline is not None:
             margin_s = max(self.margin.ms() / 1000.0, min(1.0, (deadline - time.monotonic()) / 20.0))
+        hosted.followers += 1
+        try:
+            return await self._bots_done(hosted, deadline, margin_s, failures)
+        finally:
+            hosted.followers -= 1
+
+    async def _bots_done(self, hosted: _Hosted, deadline: float | None, margin_s: float, failures: int) -> bool:
         while hosted.waiting_on_bots():
             if hosted.job_failures > failures:
                 raise hosted.job_error
@@ -698,6 +733,7 @@ class GameHost:
                 self._forget_trees(hosted)
                 raise
             except NotOwnerError:  # another replica took the game over (this one was thought gone): it plays on
+                hosted.owned = False
                 log.warning('{"event": "lost_game", "game_id": "%s"}', hosted.record.game_id)
                 self._forget_trees(hosted)
             except RequestError as err:
@@ -732,7 +768,8 @@ class GameHost:
         caller comes, or the sweeper hands the game to this replica; False then."""
         changed = hosted.changed
         hosted.retry_now.clear()
-        if await self._stored(self.store.claim, hosted.record.game_id, self.replica, self.lease_s):
+        hosted.owned = await self._stored(self.store.claim, hosted.record.game_id, self.replica, self.lease_s)
+        if hosted.owned:
             return True
         waits = [asyncio.ensure_future(changed.wait()), asyncio.ensure_future(hosted.retry_now.wait())]
         try:
@@ -814,25 +851,27 @@ class GameHost:
         changed.set()
 
     @staticmethod
-    def _applied(hosted: _Hosted, base: Position, steps: Steps) -> tuple[Position, dict[int, SeatView], bool]:
+    def _applied(
+        hosted: _Hosted, base: Position, steps: Steps, views: bool = True
+    ) -> tuple[Position, dict[int, SeatView], bool]:
         """The position after ``steps``, the human seats' views of it (what their players and watchers read next,
-        made here so that no read after a move waits for a work thread), and whether bots or chance are to act
-        then; the bots' keepers see each move as their seat observes it."""
+        made here so that no read after a move waits for a work thread; not with ``views=False``), and whether bots
+        or chance are to act then; the bots' keepers see each move as their seat observes it."""
         after = Position(base.state.clone(), base.moves, base.chance_events, hosted.keepers)
         for step, _ in steps:
             after.apply(step.action)
         position = Position(after.state, after.moves, after.chance_events)
         record = hosted.record
-        views = {
+        made = {
             seat: seat_view(record.game_id, position.state, seat, position.moves, record.seed)
             for seat, bot in enumerate(hosted.bots)
-            if bot is None
+            if bot is None and views
         }
         state = position.state
         due = not state.is_terminal() and (
             state.current_player() == engine_ext.CHANCE or hosted.bots[state.current_player()] is not None
         )
-        return position, views, due
+        return position, made, due
 
     @staticmethod
     def _forget_trees(hosted: _Hosted) -> None:
