@@ -392,7 +392,7 @@ class GameHost:
     # -- replicas (a shared store) -----------------------------------------------------------------------------------
     async def share(self, replica: str, address: str, lease_s: float = replicas.LEASE_S) -> None:
         """Serve as ``replica``, one of several on the shared store: hear the moves the others commit, beat this
-        replica's heart, and take over the bots of games whose owner is gone (every ``lease_s`` / 5)."""
+        replica's heart, and take over the bots of games whose owner is gone."""
         self.replica = replica
         self.lease_s = lease_s
         self._listener = replicas.Listener(
@@ -464,12 +464,15 @@ class GameHost:
         return steps, cls._applied(hosted, base, steps, views=False)[0]
 
     async def _sweep(self) -> None:
-        """Every fifth of a lease: take over the games whose bots are to act and whose owner is gone (a replica
-        killed, or stopped) and start their jobs here."""
+        """Twice a second (at most a tenth of a lease): take over a few of the games whose bots are to act and whose
+        owner is gone (a replica killed, or stopped), and start their jobs here; the other replicas' sweeps take the
+        others, so a dead replica's games are shared out rather than queued behind one replica's search slots."""
         while not self._closed:
-            await asyncio.sleep(self._listener.beat_s)
+            await asyncio.sleep(min(replicas.SWEEP_S, self.lease_s / 10))
             try:
-                claimed = await self._stored(self.store.claim_orphans, self.replica, self.lease_s)
+                claimed = await self._stored(
+                    self.store.claim_orphans, self.replica, self.lease_s, replicas.TAKE_AT_ONCE
+                )
             except RequestError:
                 continue
             for game_id in claimed:
@@ -810,7 +813,10 @@ class GameHost:
         moved_on = False
         async with hosted.commit_lock:
             if hosted.position is base:
-                after, views, due = await self.call(self._applied, hosted, base, steps)
+                # The human seats' next views are made now where they will be read here: on one server always; a
+                # replica, when someone here waits on the game (others may read it through other replicas).
+                eager = self.replica is None or hosted.followers > 0
+                after, views, due = await self.call(self._applied, hosted, base, steps, eager)
                 actions = [s.action for s, _ in steps]
                 owner = self.replica if bots else None
                 try:
@@ -897,8 +903,13 @@ class GameHost:
         observers = {s for s, b in seats.items() if observes_only(record.game, record.players, b)}
         actors = [SeatMove(*move).actor for move in hosted.logs[0]]
         searches = [seats[a].resolved(info, record.players) for a in actors if a in seats and a not in observers]
-        # A time budget does not repeat; iteration budgets repeat up to REPLAY_ITERATIONS in all.
-        if any(b.time_ms is not None for b in searches) or sum(b.iterations or 0 for b in searches) > REPLAY_ITERATIONS:
+        # A time budget does not repeat; iteration budgets repeat up to REPLAY_ITERATIONS in all. A replica that took
+        # the game over does not replay searches at all: it may have taken many games at once, and each waits.
+        if (
+            self.replica is not None
+            or any(b.time_ms is not None for b in searches)
+            or sum(b.iterations or 0 for b in searches) > REPLAY_ITERATIONS
+        ):
             seats = {s: b for s, b in seats.items() if s in observers}
         actions = list(hosted.actions)
 

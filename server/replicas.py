@@ -21,7 +21,9 @@ from server.pg_store import CHANNEL, PostgresStore, _psycopg
 
 log = logging.getLogger("atoll.server")
 LEASE_S = 5.0  # a replica whose heart did not beat for this long is gone: its games' bots are taken over
-BEAT_S = 1.0  # how often a replica's heart beats (and how often it looks for games whose owner is gone)
+BEAT_S = 1.0  # how often a replica's heart beats
+SWEEP_S = 0.5  # how often a replica looks for games whose owner is gone
+TAKE_AT_ONCE = 8  # games a replica takes over in one sweep
 RECONNECT_S = (0.5, 1.0, 2.0, 5.0)  # the listener's waits before connecting again, the last repeated
 
 
