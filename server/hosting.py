@@ -475,14 +475,17 @@ class GameHost:
                 )
             except RequestError:
                 continue
-            for game_id in claimed:
-                log.info('{"event": "took_over", "game_id": "%s"}', game_id)
-                try:
-                    hosted = await self._get(game_id)
-                except RequestError:
-                    continue
-                hosted.owned = True
-                hosted.retry_now.set()  # its job may be waiting for the owner that is gone
+            await asyncio.gather(*(self._take_over(game_id) for game_id in claimed))
+
+    async def _take_over(self, game_id: str) -> None:
+        """A game this replica's sweep claimed: loaded (or read again) and its job started or woken."""
+        log.info('{"event": "took_over", "game_id": "%s"}', game_id)
+        try:
+            hosted = await self._get(game_id)
+        except RequestError:
+            return
+        hosted.owned = True
+        hosted.retry_now.set()  # its job may be waiting for the owner that is gone
 
     # -- access ----------------------------------------------------------------------------------------------------
     async def _authorized(self, game_id: str, seat: int, token: str | None) -> _Hosted:
