@@ -1,6 +1,8 @@
 """Our ISMCTS against OpenSpiel's C++ ISMCTSBot on identical games (needs the ``compare`` extra: open_spiel).
 
 Usage: python benchmarks/openspiel_compare.py [--simulations 500] [--hands 2000] [--seed 0] [--equal-time]
+       python benchmarks/openspiel_compare.py --islands islet [--players 2] [--pairs 30] [--simulations 1000]
+           [--heuristic heights] [--workers 2] [--out runs/islet-openspiel.jsonl]
 Prints one JSON object:
 - ``speed``: iterations per second of both bots on Leduc poker at equal simulations per decision (one thread each,
   wall clock around ``suggest`` and ``bot.step``), and OpenSpiel's on 4-player Hearts (``search.bench``);
@@ -10,6 +12,10 @@ Prints one JSON object:
   both bots run interleaved on one thread, so a busy machine slows them alike);
 - ``exploitability``: of each bot's policy on Kuhn poker (normalised visit counts at every information state),
   computed by OpenSpiel.
+With ``--islands GAME`` instead: seat-swapped pairs of games of Survive, Islet or Small Islands between our bot at the
+game's defaults and OpenSpiel's ISMCTS (one random rollout a leaf, UCT 2), both at ``--simulations`` a decision,
+through the wrapper of ``benchmarks/spiel_islands.py``; our mean result with its interval over pairs, the games tied
+on score, each bot's time per decision. Finished games go to ``--out`` (a rerun resumes).
 """
 
 import argparse
@@ -136,13 +142,55 @@ def kuhn_exploitability(simulations: int, seed: int) -> dict:
     }
 
 
+def islands(args: argparse.Namespace) -> dict:
+    """Pairs of one island game against OpenSpiel's ISMCTS, resumable from ``args.out``, on a process pool."""
+    from concurrent.futures import ProcessPoolExecutor
+    from pathlib import Path
+
+    from spiel_islands import play_pair, summary
+
+    ours = {"iterations": args.simulations}
+    if args.heuristic:
+        ours["heuristic"] = args.heuristic
+    out = Path(args.out) if args.out else None
+    games = [json.loads(line) for line in out.read_text().splitlines()] if out and out.exists() else []
+    done = {g["deal"] for g in games}
+    todo = [deal for deal in range(args.pairs) if deal not in done]
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        futures = [
+            pool.submit(play_pair, args.islands, args.players, deal, args.simulations, ours, args.seed) for deal in todo
+        ]
+        for future in futures:
+            pair = future.result()
+            games += pair
+            if out:
+                with out.open("a") as f:
+                    f.writelines(json.dumps(g) + "\n" for g in pair)
+    return {
+        "game": args.islands,
+        "players": args.players,
+        "simulations_per_decision": args.simulations,
+        "ours": ours,
+        **summary(games),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--simulations", type=int, default=500)
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--equal-time", action="store_true", help="also a head-to-head at equal time per decision")
+    parser.add_argument("--islands", choices=("survive", "islet", "small_islands"), help="an island game instead")
+    parser.add_argument("--players", type=int, default=2, help="--islands: seats (our bot and OpenSpiel's alternate)")
+    parser.add_argument("--pairs", type=int, default=30, help="--islands: deal pairs")
+    parser.add_argument("--heuristic", default=None, help="--islands: our bot's evaluation (default: the game's)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", default=None, help="--islands: JSONL of finished games (a rerun resumes)")
     args = parser.parse_args()
+    if args.islands:
+        print(json.dumps(islands(args), indent=2))
+        return
     report = {
         "speed": bench.openspiel_speed(2.0, args.simulations, seed=args.seed),
         "head_to_head": head_to_head(args.simulations, args.hands, args.seed),

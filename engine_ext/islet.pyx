@@ -813,7 +813,7 @@ GAME_INFOS = (
         belief_summary=belief_summary,
         benchmark_players=4,
         search_defaults=_SEARCH,
-        heuristics=("progress",),
+        heuristics=("progress", "heights"),
     ),
     GameInfo(
         name="islet_solo",

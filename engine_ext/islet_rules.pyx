@@ -1076,15 +1076,39 @@ cdef double solo_progress(const Islet* s) noexcept nogil:
     return p.laid + 0.1 * min(held, 6) + 0.05 * p.hand_n + near
 
 
+cdef double height_bonus(const Islet* s, int seat) noexcept nogil:
+    """The end's tie-break as a small bonus (rulebook: most eggs, then the highest egg, then the next highest, ...):
+    the heights of the seat's eggs, highest first, 0.02 a level for the highest and half as much for each next one, so
+    that no tie-break outweighs progress toward an egg."""
+    cdef int h[10]
+    cdef int i
+    cdef double bonus = 0.0, weight = 0.02
+    egg_heights(s, seat, h)
+    for i in range(10):
+        if h[i] == 0:
+            break
+        bonus += weight * h[i]
+        weight *= 0.5
+    return bonus
+
+
 cdef void i_heuristic(const void* ptr, double* out) noexcept nogil:
     """Win shares estimated from the potentials by a softmax (one egg = e); solo: the chance that egg progress
     outpaces the bag, a logistic of progress minus the share of the bag used."""
-    cdef const Islet* s = <const Islet*>ptr
+    islet_shares(<const Islet*>ptr, out, False)
+
+
+cdef void i_heights_heuristic(const void* ptr, double* out) noexcept nogil:
+    """``heights``: ``progress`` with the tie-break on egg heights in each seat's potential (``height_bonus``)."""
+    islet_shares(<const Islet*>ptr, out, True)
+
+
+cdef void islet_shares(const Islet* s, double* out, bint heights) noexcept nogil:
     cdef double best = -1.0, total = 0.0, progress, used
     cdef double est[MAX_SEATS]
     cdef int i
     if s.phase == PH_OVER:
-        i_returns(ptr, out)
+        i_returns(s, out)
         return
     if s.solo:
         progress = solo_progress(s) / s.eggs_start
@@ -1092,7 +1116,7 @@ cdef void i_heuristic(const void* ptr, double* out) noexcept nogil:
         out[0] = 1.0 / (1.0 + exp(-6.0 * (progress - used + 0.1)))
         return
     for i in range(s.num_players):
-        est[i] = potential(s, i)
+        est[i] = potential(s, i) + (height_bonus(s, i) if heights else 0.0)
         if est[i] > best:
             best = est[i]
     for i in range(s.num_players):
@@ -1150,6 +1174,7 @@ ISLET_TABLE.determinize = i_determinize
 ISLET_TABLE.observed_action = i_observed_action
 ISLET_TABLE.utility_bounds = i_utility_bounds
 ISLET_TABLE.heuristic = i_heuristic
+ISLET_TABLE.other_heuristics[0] = i_heights_heuristic
 ISLET_TABLE.playout_action = i_playout_action
 
 

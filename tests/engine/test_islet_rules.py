@@ -827,3 +827,23 @@ def test_the_drawing_shows_heights_eggs_and_pawns():
     )
     drawing = str(state)
     assert "\\Cf2.." in drawing and "/Sl1A." in drawing and "/Sl1.a" in drawing and "~" in drawing
+
+
+def test_the_heights_evaluation_knows_the_tie_break_and_progress_does_not():
+    # The same eggs laid, still in play: seat 0's eggs at heights 3 and 1, seat 1's at 2 and 1. The game would go to
+    # seat 0 on the tie-break; `progress` scores the seats alike, `heights` leans to seat 0, by less than an egg.
+    from search import mcts
+
+    seats = [seat(laid=2), seat(laid=2)]
+    placed = [("(0,0)", "sand/leaves"), ("(0,0)", "sand/leaves"), ("(1,1)", "sand/leaves")]
+    state = position(placed=placed, seats=seats, egg_cells=[("(0,0)", 0), ("(-1,0)", 0), ("(1,1)", 1), ("(1,0)", 1)])
+    assert not state.is_terminal()
+    progress = mcts.evaluate_state(state, 0, 1, 0, True, "progress")
+    heights = mcts.evaluate_state(state, 0, 1, 0, True, "heights")
+    assert progress[0] == pytest.approx(progress[1])
+    assert 0.5 < heights[0] < 0.6 and heights[0] + heights[1] == pytest.approx(1.0)
+    # An egg more outweighs any tie-break.
+    seats = [seat(laid=2), seat(laid=3)]
+    state = position(placed=placed, seats=seats, egg_cells=[("(0,0)", 0), ("(-1,0)", 0), ("(1,1)", 1), ("(1,0)", 1),
+                                                            ("(0,1)", 1)])  # fmt: skip
+    assert mcts.evaluate_state(state, 0, 1, 0, True, "heights")[1] > 0.7
