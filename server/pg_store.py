@@ -185,6 +185,12 @@ class PostgresStore:
             (replica, address),
         )
 
+    @staticmethod
+    def forget_gone(con, older_s: float = 86400.0) -> None:
+        """Drop the heartbeat rows of replicas silent for a day (each restart is a new replica; nothing refers to a
+        row that old: its games were taken over long since)."""
+        con.execute("DELETE FROM replicas WHERE seen < now() - make_interval(secs => %s)", (older_s,))
+
     def leave(self, replica: str) -> None:
         """A replica stopping: its games are anyone's at once, its heartbeat row goes."""
         with self._pool.connection() as con, con.transaction():

@@ -82,6 +82,7 @@ class Listener:
                 with psycopg.connect(self.store.dsn, autocommit=True, application_name="atoll-listen") as con:
                     self._connection = con
                     con.execute(f"LISTEN {CHANNEL}")
+                    self.store.forget_gone(con)
                     self.store.beat(con, self.replica, self.address)
                     if failures:  # moves may have been committed while nobody listened: read every game again
                         log.warning('{"event": "store_listening_again"}')

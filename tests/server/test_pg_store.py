@@ -72,6 +72,8 @@ def test_a_games_bots_belong_to_one_live_replica_until_its_heart_stops(pg_dsn):
             store.leave("r2")
             assert store.claim_orphans("r1", 5.0) == []  # no bots to act: nothing to take over
             assert store.claim("g1", "r1", 5.0)  # nobody owns it after r2 left
+            store.forget_gone(hearts, older_s=5.0)  # r1's row, silent for 10 s, goes
+            assert hearts.execute("SELECT count(*) FROM replicas").fetchone()[0] == 0
     finally:
         store.close()
 
