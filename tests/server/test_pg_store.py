@@ -146,25 +146,21 @@ def test_a_hosted_game_survives_a_kill_and_a_second_replica_serves_it(pg_dsn):
         reply = stub.Act(pb.ActRequest(game_id=game.game_id, seat=0, action_id=view.legal_actions[0].id),
                          metadata=token, timeout=60)  # fmt: skip
         acknowledged = reply.view.move_number
-        replica = serve(pg_dsn)  # a second server on the store is a replica of the first
-        try:
-            other = atoll_pb2_grpc.AtollStub(grpc.insecure_channel(replica.address))
-            seen = other.GetView(pb.GetViewRequest(game_id=game.game_id, seat=0), metadata=token, timeout=30)
-            assert seen.move_number >= acknowledged
-        finally:
-            replica.terminate()
-            replica.wait(timeout=30)
+        assert move_seen_by(serve(pg_dsn), game.game_id, token) >= acknowledged  # a replica of the first
     finally:
         first.kill()
         first.wait()
-    second = serve(pg_dsn)
+    assert move_seen_by(serve(pg_dsn), game.game_id, token) >= acknowledged  # after the kill
+
+
+def move_seen_by(server: subprocess.Popen, game_id: str, token) -> int:
+    """Seat 0's move number as ``server`` reads it; the server is stopped after."""
     try:
-        stub = atoll_pb2_grpc.AtollStub(grpc.insecure_channel(second.address))
-        again = stub.GetView(pb.GetViewRequest(game_id=game.game_id, seat=0), metadata=token, timeout=30)
-        assert again.move_number >= acknowledged
+        stub = atoll_pb2_grpc.AtollStub(grpc.insecure_channel(server.address))
+        return stub.GetView(pb.GetViewRequest(game_id=game_id, seat=0), metadata=token, timeout=30).move_number
     finally:
-        second.terminate()
-        second.wait(timeout=30)
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def test_atoll_store_copy_moves_an_embedded_store_to_postgresql_and_back(pg_dsn, tmp_path):
