@@ -170,7 +170,7 @@ def test_a_commit_the_store_refuses_forgets_the_kept_trees_and_the_job_goes_on_w
     append = host.store.append
     refused = []
 
-    def full_disk(game_id, first, moves):
+    def full_disk(game_id, first, moves, *ownership):
         if hosted.position.state.current_player() == 1:  # the bot's move, not the human's
             refused.append(first)
             raise OSError(28, "No space left on device")
