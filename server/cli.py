@@ -495,7 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the hosted games' store: postgresql://user@host/db, or a SQLite file (default: $ATOLL_STORE, else --db)",
     )  # fmt: skip
     cmd.add_argument(
-        "--lease", type=float, default=5.0, metavar="SECONDS",
+        "--lease", type=amount(positive=True), default=5.0, metavar="SECONDS",
         help="on a PostgreSQL store: a replica silent this long is gone, and another takes over its games' bots",
     )  # fmt: skip
     cmd.add_argument(

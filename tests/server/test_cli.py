@@ -303,6 +303,8 @@ def test_bench_strength_names_a_game_that_raises_and_says_what_was_kept(tmp_path
         (["serve", "--port", "-1"], "argument --port: expected 0 to 65535, got -1"),
         (["serve", "--max-searches", "0"], "argument --max-searches: expected at least 1, got 0"),
         (["serve", "--kept-trees-mb", "-1"], "argument --kept-trees-mb: expected a number from 0, got -1"),
+        (["serve", "--lease", "nan"], "argument --lease: expected a number above 0, got nan"),
+        (["serve", "--lease", "0.1"], "atoll serve: lease: expected 0.5 to 600 seconds, got 0.1"),
         (["play", "survive", "--iterations", "0"], "argument --iterations: expected at least 1, got 0"),
         (["suggest", "-", "--time-ms", "nan"], "argument --time-ms: expected a number above 0, got nan"),
         (["suggest", "-", "--top-k", "0"], "argument --top-k: expected at least 1, got 0"),
